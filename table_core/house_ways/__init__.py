@@ -1,0 +1,70 @@
+"""House Ways (R-HW-1..6): named, pure, deterministic rules that set seven cards.
+
+Each House Way is a module with ``NAME``, ``CLAUSES`` (clause id -> what it says, in rule order)
+and ``decide(shape) -> (Candidate, clause id)``; :func:`set_hand` validates the cards, runs the
+House Way and checks that its split is legal (R-HW-5). ``REGISTRY`` maps names to modules; a
+casino's own House Way is one more module registered with :func:`register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+
+from table_core.cards import Card, card_text, check_distinct
+from table_core.errors import CardError, ConfigurationError, DomainError
+from table_core.hands import FiveCardTables, tables_for
+from table_core.house_ways.shape import Candidate, Shape, analyse
+from table_core.split import Split, make_split
+
+Decide = Callable[[Shape], tuple[Candidate, str]]
+
+BUILT_IN = ("fr", "es", "trump_plaza", "foxwoods")
+
+
+@dataclass(frozen=True)
+class HouseWay:
+    name: str
+    clauses: Mapping[str, str]
+    decide: Decide
+
+
+REGISTRY: dict[str, HouseWay] = {}
+
+
+def register(name: str, clauses: Mapping[str, str], decide: Decide) -> HouseWay:
+    """Register a House Way; its clause ids must start with ``name.`` (stable ids, R-HW-1)."""
+    for clause in clauses:
+        if not clause.startswith(f"{name}."):
+            raise ConfigurationError(f"clause {clause!r} of House Way {name!r} must start {name}.")
+    way = HouseWay(name, dict(clauses), decide)
+    REGISTRY[name] = way
+    return way
+
+
+def get_house_way(name: str) -> HouseWay:
+    """The House Way called ``name``: built-ins load on first use."""
+    if name not in REGISTRY and name in BUILT_IN:
+        module = import_module(f"table_core.house_ways.{name}")
+        register(module.NAME, module.CLAUSES, module.decide)
+    if name not in REGISTRY:
+        known = ", ".join(sorted(set(BUILT_IN) | set(REGISTRY)))
+        raise ConfigurationError(f"unknown House Way: {name!r} (known: {known})", rule="R-HW-1")
+    return REGISTRY[name]
+
+
+def set_hand(cards: Sequence[Card], house_way: str, tables: FiveCardTables | None = None) -> Split:
+    """Set seven cards by ``house_way``: the split and the id of the clause that decided it."""
+    if len(cards) != 7:
+        raise CardError(f"a House Way sets 7 cards, got {len(cards)}")
+    check_distinct(cards)
+    way = get_house_way(house_way)
+    shape = analyse(cards, tables or tables_for("second"))
+    chosen, clause = way.decide(shape)
+    if clause not in way.clauses:
+        raise DomainError(f"House Way {house_way} answered an undocumented clause {clause!r}")
+    if not chosen.legal:  # R-HW-5: a House Way never fouls; a bug here must not reach a table
+        shown = " ".join(card_text(c) for c in cards)
+        raise DomainError(f"House Way {house_way} fouled {shown} by {clause}", rule="R-HW-5")
+    return make_split(chosen.back, chosen.front, clause)

@@ -1,0 +1,222 @@
+"""Shared building blocks of every House Way (R-HW-2..6).
+
+A House Way module reads a :class:`Shape` (the seven cards grouped by rank, the joker counted as an
+ace, R-HW-2) and answers which two cards go front and which clause decided it. The blocks here are
+the only place that knows how to enumerate splits, find straights and flushes with the semi-wild
+joker, and break ties by the best front, then the best back (R-HW-4), so a casino's own House Way
+is one new module of clause logic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from table_core.cards import ACE, JOKER, Card, rank_of
+from table_core.hands import (
+    FLUSH,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    FiveCardTables,
+    five_card_strength,
+    is_legal_split,
+    tables_for,
+    two_card_strength,
+)
+
+# Rank groups of R-HW-6 and the published ways.
+JACK, QUEEN, KING = 11, 12, 13
+
+_FRONT_INDEXES = tuple(combinations(range(7), 2))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One of the 21 ways to set seven cards, with both strengths."""
+
+    front: tuple[Card, Card]
+    back: tuple[Card, ...]
+    front_strength: int
+    back_strength: int
+
+    @property
+    def legal(self) -> bool:
+        return is_legal_split(self.back_strength, self.front_strength)
+
+    @property
+    def back_category(self) -> int:
+        return self.back_strength >> 20
+
+    def key(self) -> tuple[int, int, tuple[Card, ...]]:
+        """R-HW-4 order: best front, then best back; the cards last, only for determinism."""
+        return (self.front_strength, self.back_strength, tuple(sorted(self.front, reverse=True)))
+
+
+@dataclass(slots=True)
+class Shape:
+    """Seven cards analysed for the House Way (R-HW-2).
+
+    ``groups[rank]`` lists the cards of a rank, the joker among the aces (last, so that a real ace
+    is taken first where the cards are otherwise equal). ``quads``, ``trips``, ``pairs`` and
+    ``singles`` are ranks, highest first; ``fives`` is ``(14,)`` for five aces.
+    """
+
+    cards: tuple[Card, ...]
+    tables: FiveCardTables
+    groups: dict[int, list[Card]]
+    fives: tuple[int, ...]
+    quads: tuple[int, ...]
+    trips: tuple[int, ...]
+    pairs: tuple[int, ...]
+    singles: tuple[int, ...]
+    _splits: list[Candidate] | None = field(default=None)
+    _straight_or_flush: list[Candidate] | None = field(default=None)
+
+    # --- shape facts --------------------------------------------------------------------------
+
+    @property
+    def has_joker(self) -> bool:
+        return JOKER in self.cards
+
+    @property
+    def single_ace(self) -> bool:
+        """An ace (or the joker) that is not part of a pair (R-HW-2)."""
+        return ACE in self.singles
+
+    def single_at_least(self, rank: int) -> bool:
+        """A single of ``rank`` or higher can go front (R-HW-6)."""
+        return bool(self.singles) and self.singles[0] >= rank
+
+    def cards_of(self, *ranks: int) -> list[Card]:
+        """Every card of each rank, in order."""
+        out: list[Card] = []
+        for rank in ranks:
+            out.extend(self.groups[rank])
+        return out
+
+    def one_of(self, rank: int) -> Card:
+        """One card of ``rank`` (a real card before the joker)."""
+        return self.groups[rank][0]
+
+    def highest_singles(self, n: int, exclude: Iterable[int] = ()) -> list[int]:
+        """The ``n`` highest single ranks, skipping ``exclude``."""
+        skip = set(exclude)
+        return [r for r in self.singles if r not in skip][:n]
+
+    # --- splits ---------------------------------------------------------------------------------
+
+    def candidate(self, front: Sequence[Card]) -> Candidate:
+        """The split with ``front`` in front and every other card back."""
+        a, b = front
+        back = tuple(c for c in self.cards if c != a and c != b)
+        return Candidate(
+            (a, b), back, two_card_strength((a, b)), five_card_strength(back, self.tables)
+        )
+
+    def splits(self) -> list[Candidate]:
+        """All 21 splits (computed once)."""
+        if self._splits is None:
+            cards = self.cards
+            self._splits = [self.candidate((cards[i], cards[j])) for i, j in _FRONT_INDEXES]
+        return self._splits
+
+    def straight_or_flush_splits(self) -> list[Candidate]:
+        """Splits whose back is a straight, flush or straight flush (joker semi-wild, R-HW-2).
+
+        Empty when the seven hold none, checked first on rank and suit counts so that most hands
+        never enumerate.
+        """
+        if self._straight_or_flush is None:
+            if not _may_hold_straight_or_flush(self.cards):
+                self._straight_or_flush = []
+            else:
+                self._straight_or_flush = [
+                    c for c in self.splits() if STRAIGHT <= c.back_category <= STRAIGHT_FLUSH
+                ]
+        return self._straight_or_flush
+
+    @property
+    def has_straight_or_flush(self) -> bool:
+        return bool(self.straight_or_flush_splits())
+
+
+def _may_hold_straight_or_flush(cards: Sequence[Card]) -> bool:
+    joker = 1 if JOKER in cards else 0
+    suits = [0, 0, 0, 0]
+    mask = 0
+    for c in cards:
+        if c != JOKER:
+            suits[c & 3] += 1
+            mask |= 1 << ((c >> 2) + 2)
+    if max(suits) + joker >= 5:
+        return True
+    if mask & (1 << ACE):
+        mask |= 1 << 1  # the ace also plays low in the wheel
+    need = 5 - joker
+    return any(bin(mask & (0b11111 << low)).count("1") >= need for low in range(1, 11))
+
+
+def analyse(cards: Sequence[Card], tables: FiveCardTables | None = None) -> Shape:
+    """Group seven cards by rank, the joker as an ace (R-HW-2)."""
+    ordered = tuple(sorted(cards, key=lambda c: (-rank_of(c), c == JOKER, c & 3)))
+    groups: dict[int, list[Card]] = {}
+    for c in ordered:  # ranks high to low; in a rank s h d c, the joker after the real aces
+        groups.setdefault(rank_of(c), []).append(c)
+    by_size: dict[int, list[int]] = {1: [], 2: [], 3: [], 4: [], 5: []}
+    for rank, group in groups.items():
+        by_size[len(group)].append(rank)
+    return Shape(
+        cards=ordered,
+        tables=tables or tables_for("second"),
+        groups=groups,
+        fives=tuple(by_size[5]),
+        quads=tuple(by_size[4]),
+        trips=tuple(by_size[3]),
+        pairs=tuple(by_size[2]),
+        singles=tuple(by_size[1]),
+    )
+
+
+def best(candidates: Iterable[Candidate]) -> Candidate | None:
+    """The best front, then the best back (R-HW-4); ``None`` when there is no candidate."""
+    return max(candidates, key=Candidate.key, default=None)
+
+
+def best_front_keeping(
+    shape: Shape, keep_back: Callable[[Candidate], bool], *, legal_only: bool = True
+) -> Candidate | None:
+    """R-HW-4: the best front among the splits whose back satisfies ``keep_back``."""
+    return best(c for c in shape.splits() if keep_back(c) and (not legal_only or c.legal))
+
+
+def front_of(shape: Shape, *choices: Sequence[Card]) -> Candidate:
+    """The best of a few explicit fronts (equal cards of one rank may differ in the back)."""
+    found = best(shape.candidate(front) for front in choices)
+    assert found is not None, "front_of needs at least one front"
+    return found
+
+
+def two_highest_front(shape: Shape, exclude_ranks: Iterable[int] = ()) -> Candidate:
+    """The two highest cards by rank that are not of ``exclude_ranks`` go front (R-HW-4)."""
+    skip = set(exclude_ranks)
+    pool = [c for c in shape.cards if rank_of(c) not in skip]
+    return front_of(shape, pool[:2])
+
+
+def keeps_straight_or_flush(c: Candidate) -> bool:
+    return STRAIGHT <= c.back_category <= STRAIGHT_FLUSH
+
+
+def keeps_flush_or_better(c: Candidate) -> bool:
+    return c.back_category >= FLUSH
+
+
+def keeps_ranks(*ranks: int) -> Callable[[Candidate], bool]:
+    """A back predicate: every card of these ranks stays back."""
+
+    def keep(c: Candidate) -> bool:
+        front_ranks = {rank_of(x) for x in c.front}
+        return not front_ranks.intersection(ranks)
+
+    return keep

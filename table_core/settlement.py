@@ -1,0 +1,111 @@
+"""Settling one main wager of the commission game (R-PAY-1..3, R-SET-3).
+
+Money is integer minor units. ``net`` is the change to the player's balance and ``commission`` the
+house's take, kept apart so that reports can sum commission (R-PAY-3); the banker's result is
+``-(net + commission)``, so a settlement always conserves money.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from table_core.errors import DomainError
+from table_core.rules import CommissionRules
+
+HandResult = Literal["win", "loss", "copy"]
+WagerResult = Literal["win", "push", "loss"]
+
+
+def round_to_unit(numerator: int, denominator: int, unit: int, direction: str) -> int:
+    """``numerator / denominator`` rounded to a multiple of ``unit`` (R-PAY-2), exactly."""
+    quotient, remainder = divmod(numerator, denominator * unit)
+    if direction == "half_up":
+        if 2 * remainder >= denominator * unit:
+            quotient += 1
+    elif direction == "up":
+        if remainder:
+            quotient += 1
+    elif direction != "down":
+        raise DomainError(f"unknown rounding: {direction}", rule="R-PAY-2")
+    return quotient * unit
+
+
+def commission_due(wager: int, result: WagerResult, rules: CommissionRules) -> int:
+    """Commission on one settled main wager (R-PAY-2).
+
+    ``percent`` and ``flat`` charge a winning wager only and never more than it won (a commission
+    is a share of a win); ``flat_always`` charges its fee on every hand played, whatever the result,
+    as California card rooms collect it.
+    """
+    if rules.mode == "flat_always":
+        return rules.fee
+    if result != "win":
+        return 0
+    if rules.mode == "flat":
+        return min(rules.fee, wager)
+    return min(
+        round_to_unit(wager * rules.rate_bp, 10_000, rules.rounding_unit, rules.rounding), wager
+    )
+
+
+def compare(player: int, banker: int) -> HandResult:
+    """One hand against the banker's hand of the same size; a copy goes to the banker (R-SET-3)."""
+    if player > banker:
+        return "win"
+    if player < banker:
+        return "loss"
+    return "copy"
+
+
+def wager_result(back: HandResult, front: HandResult) -> WagerResult:
+    """R-PAY-1: both win, the player wins; one wins, push; otherwise the player loses."""
+    if back == "win" and front == "win":
+        return "win"
+    if back == "win" or front == "win":
+        return "push"
+    return "loss"
+
+
+@dataclass(frozen=True)
+class MainWagerSettlement:
+    result: WagerResult
+    back: HandResult
+    front: HandResult
+    wager: int
+    net: int
+    commission: int
+
+    @property
+    def banker_net(self) -> int:
+        return -(self.net + self.commission)
+
+
+def settle_main_wager(
+    player_back: int,
+    player_front: int,
+    banker_back: int,
+    banker_front: int,
+    wager: int,
+    rules: CommissionRules,
+    *,
+    forfeited: bool = False,
+) -> MainWagerSettlement:
+    """Settle one main wager from the four hand strengths (R-PAY-1, R-PAY-2, R-SET-3).
+
+    ``forfeited`` is a fouled hand under ``foul_policy=forfeit`` (R-SET-2): the wager loses.
+    """
+    if wager <= 0:
+        raise DomainError(
+            f"a wager is a positive amount of minor units, got {wager}", rule="R-PAY-2"
+        )
+    if forfeited:
+        back: HandResult = "loss"
+        front: HandResult = "loss"
+    else:
+        back = compare(player_back, banker_back)
+        front = compare(player_front, banker_front)
+    result = wager_result(back, front)
+    commission = commission_due(wager, result, rules)
+    gross = wager if result == "win" else -wager if result == "loss" else 0
+    return MainWagerSettlement(result, back, front, wager, gross - commission, commission)
