@@ -220,3 +220,45 @@ def keeps_ranks(*ranks: int) -> Callable[[Candidate], bool]:
         return not front_ranks.intersection(ranks)
 
     return keep
+
+
+# --- R-HW-3: which clause family applies -------------------------------------------------------
+
+#: Clause families in R-HW-3 order; a clause id is ``<house way>.<family>[.<detail>]``.
+FAMILIES = (
+    "five_aces",
+    "four_of_a_kind",
+    "straights",
+    "full_house",
+    "trips",
+    "three_pairs",
+    "two_pairs",
+    "one_pair",
+    "no_pair",
+)
+
+
+def family(shape: Shape) -> str:
+    """The clause family R-HW-3 selects for ``shape`` (before any clause sends it elsewhere)."""
+    if shape.fives:
+        return "five_aces"
+    if shape.quads:
+        return "four_of_a_kind"
+    if shape.has_straight_or_flush:
+        return "straights"
+    if shape.trips and (shape.pairs or len(shape.trips) > 1):
+        return "full_house"
+    if shape.trips:
+        return "trips"
+    if len(shape.pairs) >= 3:
+        return "three_pairs"
+    if len(shape.pairs) == 2:
+        return "two_pairs"
+    if shape.pairs:
+        return "one_pair"
+    return "no_pair"
+
+
+def clause_family(clause: str) -> str:
+    """The family part of a clause id (``fr.two_pairs.split_aces`` -> ``two_pairs``)."""
+    return clause.split(".")[1]
