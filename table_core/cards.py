@@ -83,6 +83,10 @@ def parse_cards(text: str | Iterable[str], count: int | Sequence[int] | None = N
 
 def check_distinct(cards: Iterable[Card]) -> None:
     """Raise :class:`CardError` naming the first card seen twice (R-CARD-2)."""
+    if not isinstance(cards, list | tuple):
+        cards = list(cards)
+    if cards and len(set(cards)) == len(cards) and min(cards) >= 0 and max(cards) < DECK_SIZE:
+        return  # the common case, without a Python-level loop
     seen: set[Card] = set()
     for card in cards:
         if not 0 <= card < DECK_SIZE:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from table_core.cards import JOKER, Card, card_text, check_distinct, rank_of
+from table_core.cards import Card, card_text, check_distinct
 from table_core.errors import CardError, FoulError
 from table_core.hands import (
     FiveCardTables,
@@ -15,10 +15,13 @@ from table_core.hands import (
     two_card_strength,
 )
 
+#: Sort key of each card: highest rank first (the joker before the aces), then s h d c.
+_DISPLAY_KEY = (*(-((c >> 2) + 2) * 4 + (c & 3) for c in range(52)), -15 * 4)
+
 
 def display_order(cards: Sequence[Card]) -> tuple[Card, ...]:
     """Cards as a dealer lays them out: highest rank first (the joker first), then s h d c."""
-    return tuple(sorted(cards, key=lambda c: (-15 if c == JOKER else -rank_of(c), c & 3)))
+    return tuple(sorted(cards, key=_DISPLAY_KEY.__getitem__))
 
 
 @dataclass(frozen=True)

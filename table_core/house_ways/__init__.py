@@ -16,7 +16,7 @@ from table_core.cards import Card, card_text, check_distinct
 from table_core.errors import CardError, ConfigurationError, DomainError
 from table_core.hands import FiveCardTables, tables_for
 from table_core.house_ways.shape import Candidate, Shape, analyse
-from table_core.split import Split, make_split
+from table_core.split import Split, display_order
 
 Decide = Callable[[Shape], tuple[Candidate, str]]
 
@@ -67,4 +67,4 @@ def set_hand(cards: Sequence[Card], house_way: str, tables: FiveCardTables | Non
     if not chosen.legal:  # R-HW-5: a House Way never fouls; a bug here must not reach a table
         shown = " ".join(card_text(c) for c in cards)
         raise DomainError(f"House Way {house_way} fouled {shown} by {clause}", rule="R-HW-5")
-    return make_split(chosen.back, chosen.front, clause)
+    return Split(display_order(chosen.back), display_order(chosen.front), clause)

@@ -29,6 +29,9 @@ from table_core.hands import (
 JACK, QUEEN, KING = 11, 12, 13
 
 _FRONT_INDEXES = tuple(combinations(range(7), 2))
+_DEFAULT_TABLES = tables_for("second")
+# Not a range: full house and four of a kind sit between flush and straight flush.
+_STRAIGHT_OR_FLUSH = frozenset((STRAIGHT, FLUSH, STRAIGHT_FLUSH))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,47 +131,64 @@ class Shape:
         never enumerate.
         """
         if self._straight_or_flush is None:
-            if not _may_hold_straight_or_flush(self.cards):
+            if not self.has_straight_or_flush:
                 self._straight_or_flush = []
             else:
                 self._straight_or_flush = [
-                    c for c in self.splits() if STRAIGHT <= c.back_category <= STRAIGHT_FLUSH
+                    c for c in self.splits() if c.back_category in _STRAIGHT_OR_FLUSH
                 ]
         return self._straight_or_flush
 
     @property
     def has_straight_or_flush(self) -> bool:
-        return bool(self.straight_or_flush_splits())
+        """The seven hold a straight, flush or straight flush (exact, from rank and suit counts)."""
+        return _holds_straight_or_flush(self.cards)
 
 
-def _may_hold_straight_or_flush(cards: Sequence[Card]) -> bool:
-    joker = 1 if JOKER in cards else 0
+def _window_max(mask: int) -> int:
+    """Most ranks of ``mask`` (bit r-2 for rank r) inside any five-rank straight window."""
+    ranks = {r for r in range(2, 15) if mask >> (r - 2) & 1}
+    if ACE in ranks:
+        ranks.add(1)  # the ace also plays low in the wheel
+    return max(len(ranks & set(range(low, low + 5))) for low in range(1, 11))
+
+
+#: For each set of real ranks (bit r-2), the most of them one straight window holds.
+_STRAIGHT_WINDOW = bytes(_window_max(mask) for mask in range(1 << 13))
+_RANK = (*((c >> 2) + 2 for c in range(52)), ACE)
+#: Sort key: rank high to low; within a rank s h d c, then the joker after the real aces.
+_ORDER = (*(-((c >> 2) + 2) * 8 + (c & 3) for c in range(52)), -ACE * 8 + 4)
+
+
+def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
+    joker = 0
     suits = [0, 0, 0, 0]
     mask = 0
     for c in cards:
-        if c != JOKER:
+        if c == JOKER:
+            joker = 1
+        else:
             suits[c & 3] += 1
-            mask |= 1 << ((c >> 2) + 2)
-    if max(suits) + joker >= 5:
-        return True
-    if mask & (1 << ACE):
-        mask |= 1 << 1  # the ace also plays low in the wheel
-    need = 5 - joker
-    return any(bin(mask & (0b11111 << low)).count("1") >= need for low in range(1, 11))
+            mask |= 1 << (c >> 2)
+    return max(suits) + joker >= 5 or _STRAIGHT_WINDOW[mask] + joker >= 5
 
 
 def analyse(cards: Sequence[Card], tables: FiveCardTables | None = None) -> Shape:
     """Group seven cards by rank, the joker as an ace (R-HW-2)."""
-    ordered = tuple(sorted(cards, key=lambda c: (-rank_of(c), c == JOKER, c & 3)))
+    ordered = tuple(sorted(cards, key=_ORDER.__getitem__))
     groups: dict[int, list[Card]] = {}
     for c in ordered:  # ranks high to low; in a rank s h d c, the joker after the real aces
-        groups.setdefault(rank_of(c), []).append(c)
-    by_size: dict[int, list[int]] = {1: [], 2: [], 3: [], 4: [], 5: []}
+        rank = _RANK[c]
+        if rank in groups:
+            groups[rank].append(c)
+        else:
+            groups[rank] = [c]
+    by_size: list[list[int]] = [[], [], [], [], [], []]
     for rank, group in groups.items():
         by_size[len(group)].append(rank)
     return Shape(
         cards=ordered,
-        tables=tables or tables_for("second"),
+        tables=tables or _DEFAULT_TABLES,
         groups=groups,
         fives=tuple(by_size[5]),
         quads=tuple(by_size[4]),
@@ -205,11 +225,7 @@ def two_highest_front(shape: Shape, exclude_ranks: Iterable[int] = ()) -> Candid
 
 
 def keeps_straight_or_flush(c: Candidate) -> bool:
-    return STRAIGHT <= c.back_category <= STRAIGHT_FLUSH
-
-
-def keeps_flush_or_better(c: Candidate) -> bool:
-    return c.back_category >= FLUSH
+    return c.back_category in _STRAIGHT_OR_FLUSH
 
 
 def keeps_ranks(*ranks: int) -> Callable[[Candidate], bool]:
