@@ -51,9 +51,19 @@ class Candidate:
     def back_category(self) -> int:
         return self.back_strength >> 20
 
-    def key(self) -> tuple[int, int, tuple[Card, ...]]:
-        """R-HW-4 order: best front, then best back; the cards last, only for determinism."""
-        return (self.front_strength, self.back_strength, tuple(sorted(self.front, reverse=True)))
+    def key(self) -> tuple[int, int, bool, tuple[Card, ...]]:
+        """R-HW-4 order: best front, then best back.
+
+        On an exact tie a real ace goes front and the joker stays back (it is never worse there and
+        may fill a straight or flush); the card codes come last, only so that the choice is
+        deterministic.
+        """
+        return (
+            self.front_strength,
+            self.back_strength,
+            JOKER not in self.front,
+            tuple(sorted(self.front, reverse=True)),
+        )
 
 
 @dataclass(slots=True)
