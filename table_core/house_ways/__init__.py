@@ -59,7 +59,7 @@ def set_hand(cards: Sequence[Card], house_way: str, tables: FiveCardTables | Non
     if len(cards) != 7:
         raise CardError(f"a House Way sets 7 cards, got {len(cards)}")
     check_distinct(cards)
-    way = get_house_way(house_way)
+    way = REGISTRY.get(house_way) or get_house_way(house_way)
     shape = analyse(cards, tables or tables_for("second"))
     chosen, clause = way.decide(shape)
     if clause not in way.clauses:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from operator import itemgetter
+from typing import NamedTuple
 
 from table_core.cards import ACE, JOKER, Card, rank_of
 from table_core.hands import (
@@ -29,14 +31,18 @@ from table_core.hands import (
 JACK, QUEEN, KING = 11, 12, 13
 
 _FRONT_INDEXES = tuple(combinations(range(7), 2))
+#: For each pair of front positions, a getter of the five back cards (in the shape's order).
+_BACK_OF = [
+    [itemgetter(*(k for k in range(7) if k not in (i, j))) for j in range(7)] for i in range(7)
+]
+_SPLITS = tuple((i, j, _BACK_OF[i][j]) for i, j in _FRONT_INDEXES)
 _DEFAULT_TABLES = tables_for("second")
 # Not a range: full house and four of a kind sit between flush and straight flush.
 _STRAIGHT_OR_FLUSH = frozenset((STRAIGHT, FLUSH, STRAIGHT_FLUSH))
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One of the 21 ways to set seven cards, with both strengths."""
+class Candidate(NamedTuple):
+    """One of the 21 ways to set seven cards, with both strengths (a tuple: cheap to build)."""
 
     front: tuple[Card, Card]
     back: tuple[Card, ...]
@@ -85,6 +91,7 @@ class Shape:
     singles: tuple[int, ...]
     _splits: list[Candidate] | None = field(default=None)
     _straight_or_flush: list[Candidate] | None = field(default=None)
+    _holds_sf: bool | None = field(default=None)
 
     # --- shape facts --------------------------------------------------------------------------
 
@@ -122,7 +129,9 @@ class Shape:
     def candidate(self, front: Sequence[Card]) -> Candidate:
         """The split with ``front`` in front and every other card back."""
         a, b = front
-        back = tuple(c for c in self.cards if c != a and c != b)
+        cards = self.cards
+        i, j = cards.index(a), cards.index(b)
+        back = _BACK_OF[i][j](cards)
         return Candidate(
             (a, b), back, two_card_strength((a, b)), five_card_strength(back, self.tables)
         )
@@ -130,29 +139,44 @@ class Shape:
     def splits(self) -> list[Candidate]:
         """All 21 splits (computed once)."""
         if self._splits is None:
-            cards = self.cards
-            self._splits = [self.candidate((cards[i], cards[j])) for i, j in _FRONT_INDEXES]
+            cards, tables = self.cards, self.tables
+            out = []
+            for i, j, back_of in _SPLITS:
+                back = back_of(cards)
+                front = (cards[i], cards[j])
+                out.append(
+                    Candidate(
+                        front, back, two_card_strength(front), five_card_strength(back, tables)
+                    )
+                )
+            self._splits = out
         return self._splits
 
     def straight_or_flush_splits(self) -> list[Candidate]:
         """Splits whose back is a straight, flush or straight flush (joker semi-wild, R-HW-2).
 
-        Empty when the seven hold none, checked first on rank and suit counts so that most hands
-        never enumerate.
+        Empty when the seven hold none (an exact check on rank and suit counts), so most hands
+        never enumerate; the others value 21 backs and build only the splits that qualify.
         """
         if self._straight_or_flush is None:
-            if not self.has_straight_or_flush:
-                self._straight_or_flush = []
-            else:
-                self._straight_or_flush = [
-                    c for c in self.splits() if c.back_category in _STRAIGHT_OR_FLUSH
-                ]
+            found: list[Candidate] = []
+            if self.has_straight_or_flush:
+                cards, tables = self.cards, self.tables
+                for i, j, back_of in _SPLITS:
+                    back = back_of(cards)
+                    strength = five_card_strength(back, tables)
+                    if strength >> 20 in _STRAIGHT_OR_FLUSH:
+                        front = (cards[i], cards[j])
+                        found.append(Candidate(front, back, two_card_strength(front), strength))
+            self._straight_or_flush = found
         return self._straight_or_flush
 
     @property
     def has_straight_or_flush(self) -> bool:
         """The seven hold a straight, flush or straight flush (exact, from rank and suit counts)."""
-        return _holds_straight_or_flush(self.cards)
+        if self._holds_sf is None:
+            self._holds_sf = _holds_straight_or_flush(self.cards)
+        return self._holds_sf
 
 
 def _window_max(mask: int) -> int:
