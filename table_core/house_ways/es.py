@@ -16,10 +16,7 @@ Readings where RULES.md is silent (also written in the clause texts below):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import combinations
-
-from table_core.cards import ACE, Card, rank_of
+from table_core.cards import ACE, rank_of
 from table_core.house_ways.shape import (
     JACK,
     KING,
@@ -28,6 +25,7 @@ from table_core.house_ways.shape import (
     best,
     family,
     front_of,
+    pair_front,
     two_highest_front,
 )
 
@@ -123,15 +121,6 @@ REDIRECTS: dict[str, frozenset[str]] = {
 Decision = tuple[Candidate, str]
 
 
-def _pair_fronts(shape: Shape, rank: int) -> list[Sequence[Card]]:
-    """Every two-card front made of cards of ``rank`` (generic: any House Way splitting a group).
-
-    With the joker among the aces the choices differ in what the back can make, so R-HW-4
-    (via ``front_of``) picks among them; for real cards they are equal.
-    """
-    return list(combinations(shape.groups[rank], 2))
-
-
 def _ace_with_highest_single(shape: Shape) -> Candidate:
     """R-HW-6: an ace (any of them, the joker counting) goes front with the highest other single."""
     other = next(r for r in shape.singles if r != ACE)
@@ -145,21 +134,21 @@ def _ace_with_highest_single(shape: Shape) -> Candidate:
 def _five_aces(shape: Shape) -> Decision:
     if KING in shape.pairs:
         return shape.candidate(shape.groups[KING]), "es.five_aces.kings_front"
-    return front_of(shape, *_pair_fronts(shape, ACE)), "es.five_aces.split"
+    return pair_front(shape, ACE), "es.five_aces.split"
 
 
 def _four_of_a_kind(shape: Shape) -> Decision:
     quad = shape.quads[0]
     others = shape.pairs or shape.trips  # a pair, or trips, among the other three cards
     if others:
-        return front_of(shape, *_pair_fronts(shape, others[0])), "es.four_of_a_kind.pair_front"
+        return pair_front(shape, others[0]), "es.four_of_a_kind.pair_front"
     if quad <= 6:
         return two_highest_front(shape, (quad,)), "es.four_of_a_kind.two_to_six_together"
     if quad <= 10:
         if shape.single_ace:
             return _ace_with_highest_single(shape), "es.four_of_a_kind.seven_to_ten_ace_front"
-        return front_of(shape, *_pair_fronts(shape, quad)), "es.four_of_a_kind.seven_to_ten_split"
-    return front_of(shape, *_pair_fronts(shape, quad)), "es.four_of_a_kind.jacks_to_aces_split"
+        return pair_front(shape, quad), "es.four_of_a_kind.seven_to_ten_split"
+    return pair_front(shape, quad), "es.four_of_a_kind.jacks_to_aces_split"
 
 
 def _straight_with_front_of_rank(shape: Shape, rank: int) -> Candidate | None:
@@ -202,7 +191,7 @@ def _straights(shape: Shape) -> Decision:
 def _full_house(shape: Shape) -> Decision:
     if len(shape.trips) > 1:
         higher = shape.trips[0]
-        return front_of(shape, *_pair_fronts(shape, higher)), "es.full_house.two_trips"
+        return pair_front(shape, higher), "es.full_house.two_trips"
     if len(shape.pairs) == 2:
         return shape.candidate(shape.groups[shape.pairs[0]]), "es.full_house.trips_two_pairs"
     return shape.candidate(shape.groups[shape.pairs[0]]), "es.full_house.pair_front"

@@ -11,11 +11,20 @@ golden vectors do not depend on the order in which candidates were built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations
+from collections.abc import Callable
 
-from table_core.cards import ACE, JOKER, Card, rank_of
-from table_core.house_ways.shape import JACK, KING, Candidate, Shape, family
+from table_core.cards import ACE, rank_of
+from table_core.house_ways.shape import (
+    JACK,
+    KING,
+    Candidate,
+    Shape,
+    best,
+    family,
+    front_of,
+    pair_front,
+    singles_front,
+)
 
 NAME = "foxwoods"
 
@@ -128,37 +137,6 @@ Decision = tuple[Candidate, str]
 # --- choosing among allowed splits (R-HW-4) ------------------------------------------------------
 
 
-def _key(c: Candidate) -> tuple[int, int, bool]:
-    # Best front, then best back; on an exact tie keep the joker back (see the module docstring).
-    # shape.best would break that tie the other way (the joker is the highest card number).
-    return (c.front_strength, c.back_strength, JOKER not in c.front)
-
-
-def _best(candidates: Iterable[Candidate]) -> Candidate | None:
-    return max(candidates, key=_key, default=None)
-
-
-def _front(shape: Shape, choices: Iterable[Sequence[Card]]) -> Candidate:
-    """The best of explicit fronts: equal cards of one rank can differ in the back (the joker)."""
-    found = _best(shape.candidate(front) for front in choices)
-    assert found is not None, "at least one front"
-    return found
-
-
-def _pair_of(shape: Shape, rank: int) -> Candidate:
-    """Two cards of ``rank`` front; which two only matters with the joker among the aces."""
-    group = shape.groups[rank]
-    if rank != ACE or len(group) == 2:
-        return shape.candidate(group[:2])
-    return _front(shape, combinations(group, 2))
-
-
-def _singles_front(shape: Shape) -> Candidate:
-    """The two highest singles front (R-HW-6: an ace or king goes front with the next single)."""
-    first, second = shape.singles[:2]
-    return shape.candidate((shape.one_of(first), shape.one_of(second)))
-
-
 # --- the clauses, in R-HW-3 order -------------------------------------------------------------
 
 
@@ -166,21 +144,21 @@ def _five_aces(shape: Shape) -> Decision:
     others = [c for c in shape.cards if rank_of(c) != ACE]  # the two cards beside five aces
     if shape.pairs == (KING,):
         return shape.candidate(others), _P + "five_aces.kings_front"
-    return _pair_of(shape, ACE), _P + "five_aces.aces_front"
+    return pair_front(shape, ACE), _P + "five_aces.aces_front"
 
 
 def _four_of_a_kind(shape: Shape) -> Decision:
     quad = shape.quads[0]
     grouped = shape.trips or shape.pairs  # the other three cards: trips, pair + single, or singles
     if grouped:
-        return _pair_of(shape, grouped[0]), _P + "four_of_a_kind.pair_front"
+        return pair_front(shape, grouped[0]), _P + "four_of_a_kind.pair_front"
     if quad >= JACK:
-        return _pair_of(shape, quad), _P + "four_of_a_kind.jacks_to_aces_split"
+        return pair_front(shape, quad), _P + "four_of_a_kind.jacks_to_aces_split"
     if quad >= SEVEN:
         if shape.single_at_least(KING):
-            return _singles_front(shape), _P + "four_of_a_kind.sevens_to_tens_king_or_ace_front"
-        return _pair_of(shape, quad), _P + "four_of_a_kind.sevens_to_tens_split"
-    return _singles_front(shape), _P + "four_of_a_kind.six_or_lower_together"
+            return singles_front(shape), _P + "four_of_a_kind.sevens_to_tens_king_or_ace_front"
+        return pair_front(shape, quad), _P + "four_of_a_kind.sevens_to_tens_split"
+    return singles_front(shape), _P + "four_of_a_kind.six_or_lower_together"
 
 
 def _straights(shape: Shape) -> Decision:
@@ -196,7 +174,7 @@ def _straights(shape: Shape) -> Decision:
         return _three_pairs(shape)
     if len(shape.pairs) == 2:
         return _two_pairs(shape)  # "Two pairs: the two-pair rule."
-    kept = _best(shape.straight_or_flush_splits())
+    kept = best(shape.straight_or_flush_splits())
     assert kept is not None, "the straights family holds a straight or flush"
     if not shape.pairs:
         return kept, _P + "straights.no_pair"
@@ -209,7 +187,7 @@ def _straights(shape: Shape) -> Decision:
 
 def _straights_trips(shape: Shape) -> Decision:
     rank = shape.trips[0]
-    pair_front = _best(
+    pair_front = best(
         c
         for c in shape.straight_or_flush_splits()
         if rank_of(c.front[0]) == rank_of(c.front[1]) == rank
@@ -223,7 +201,7 @@ def _full_house(shape: Shape) -> Decision:
     # "The highest pair that can go front without fouling goes front": try each rank that holds
     # a pair (trips included), highest first.
     ranks = sorted(shape.trips + shape.pairs, reverse=True)
-    chosen = next(c for c in (_pair_of(shape, r) for r in ranks) if c.legal)
+    chosen = next(c for c in (pair_front(shape, r) for r in ranks) if c.legal)
     if len(shape.trips) > 1:
         return chosen, _P + "full_house.two_trips"
     if len(shape.pairs) > 1:
@@ -239,12 +217,12 @@ def _trips(shape: Shape) -> Decision:
         # fills a straight or flush (R-HW-4: best back).
         single = shape.one_of(shape.singles[0])
         fronts = [(ace, single) for ace in shape.groups[ACE]]
-        return _front(shape, fronts), _P + "trips.three_aces"
-    return _singles_front(shape), _P + "trips.default"
+        return front_of(shape, *fronts), _P + "trips.three_aces"
+    return singles_front(shape), _P + "trips.default"
 
 
 def _three_pairs(shape: Shape) -> Decision:
-    return _pair_of(shape, shape.pairs[0]), _P + "three_pairs.highest_pair_front"
+    return pair_front(shape, shape.pairs[0]), _P + "three_pairs.highest_pair_front"
 
 
 def _two_pairs(shape: Shape) -> Decision:
@@ -253,10 +231,10 @@ def _two_pairs(shape: Shape) -> Decision:
         clause = "two_pairs.jacks_or_better_split"
     elif high >= SEVEN:
         if shape.single_ace:
-            return _singles_front(shape), _P + "two_pairs.sevens_to_tens_ace_front"
+            return singles_front(shape), _P + "two_pairs.sevens_to_tens_ace_front"
         clause = "two_pairs.sevens_to_tens_split"
     elif shape.single_at_least(KING):
-        return _singles_front(shape), _P + "two_pairs.low_king_or_ace_front"
+        return singles_front(shape), _P + "two_pairs.low_king_or_ace_front"
     else:
         clause = "two_pairs.low_split"
     # Split (R-HW-6): the higher pair stays back, the lower pair goes front.
@@ -264,7 +242,7 @@ def _two_pairs(shape: Shape) -> Decision:
 
 
 def _one_pair(shape: Shape) -> Decision:
-    return _singles_front(shape), _P + "one_pair.default"
+    return singles_front(shape), _P + "one_pair.default"
 
 
 def _no_pair(shape: Shape) -> Decision:

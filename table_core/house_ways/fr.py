@@ -25,11 +25,20 @@ Readings where RULES.md leaves a doubt (the golden vectors say the same in their
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import combinations
 
 from table_core.cards import ACE, Card
 from table_core.hands import ROYAL_ORDER, STRAIGHT_FLUSH
-from table_core.house_ways.shape import JACK, KING, Candidate, Shape, best, family, front_of
+from table_core.house_ways.shape import (
+    JACK,
+    KING,
+    Candidate,
+    Shape,
+    best,
+    family,
+    front_of,
+    pair_front,
+    singles_front,
+)
 
 NAME = "fr"
 
@@ -143,20 +152,6 @@ def _front(shape: Shape, first: Card, second: Card) -> Candidate:
     return shape.candidate((first, second))
 
 
-def _singles_front(shape: Shape, skip: int = 0) -> Candidate:
-    """The two highest singles after the ``skip`` highest ones go front."""
-    s = shape.singles
-    return _front(shape, shape.one_of(s[skip]), shape.one_of(s[skip + 1]))
-
-
-def _pair_front(shape: Shape, rank: int) -> Candidate:
-    """Two cards of ``rank`` front; from trips or quads, the pair R-HW-4 prefers (best back)."""
-    group = shape.groups[rank]
-    if len(group) == 2:
-        return _front(shape, group[0], group[1])
-    return front_of(shape, *combinations(group, 2))
-
-
 def _front_top(c: Candidate) -> int:
     """Highest rank in a front (a pair's rank for a pair), from the packed front strength."""
     return (c.front_strength >> 4) & 15
@@ -172,11 +167,11 @@ def _other_pair(shape: Shape) -> int:
 
 
 def _no_pair(shape: Shape) -> Decision:
-    return _singles_front(shape, skip=1), "fr.no_pair.default"
+    return singles_front(shape, skip=1), "fr.no_pair.default"
 
 
 def _one_pair(shape: Shape) -> Decision:
-    return _singles_front(shape), "fr.one_pair.default"
+    return singles_front(shape), "fr.one_pair.default"
 
 
 def _two_pairs(shape: Shape) -> Decision:
@@ -188,13 +183,13 @@ def _two_pairs(shape: Shape) -> Decision:
     elif high >= JACK and low >= SIX and shape.single_ace:
         clause = "split_jacks_sixes_ace"
     else:
-        return _singles_front(shape), "fr.two_pairs.keep_both"
+        return singles_front(shape), "fr.two_pairs.keep_both"
     # R-HW-6: the lower pair front; the higher pair and the three singles back.
-    return _pair_front(shape, low), f"fr.two_pairs.{clause}"
+    return pair_front(shape, low), f"fr.two_pairs.{clause}"
 
 
 def _three_pairs(shape: Shape) -> Decision:
-    return _pair_front(shape, shape.pairs[0]), "fr.three_pairs.highest_pair_front"
+    return pair_front(shape, shape.pairs[0]), "fr.three_pairs.highest_pair_front"
 
 
 def _trips(shape: Shape) -> Decision:
@@ -204,17 +199,17 @@ def _trips(shape: Shape) -> Decision:
         # straight or flush among the seven, every choice gives the same two hands).
         top = shape.one_of(shape.singles[0])
         return front_of(shape, *((ace, top) for ace in shape.groups[ACE])), "fr.trips.break_aces"
-    return _singles_front(shape), "fr.trips.default"
+    return singles_front(shape), "fr.trips.default"
 
 
 def _full_house(shape: Shape) -> Decision:
     if len(shape.trips) == 2:
-        return _pair_front(shape, shape.trips[0]), "fr.full_house.two_trips"
+        return pair_front(shape, shape.trips[0]), "fr.full_house.two_trips"
     if len(shape.pairs) == 2:
-        return _pair_front(shape, shape.pairs[0]), "fr.full_house.trips_two_pairs"
+        return pair_front(shape, shape.pairs[0]), "fr.full_house.trips_two_pairs"
     if shape.pairs[0] == DEUCE and shape.single_at_least(KING):
-        return _singles_front(shape), "fr.full_house.keep_deuces_ace_or_king"
-    return _pair_front(shape, shape.pairs[0]), "fr.full_house.split_pair_front"
+        return singles_front(shape), "fr.full_house.keep_deuces_ace_or_king"
+    return pair_front(shape, shape.pairs[0]), "fr.full_house.split_pair_front"
 
 
 def _two_pair_exception(shape: Shape) -> bool:
@@ -251,29 +246,29 @@ def _four_of_a_kind(shape: Shape) -> Decision:
     quad = shape.quads[0]
     other = _other_pair(shape)
     if quad <= SIX:
-        together = _pair_front(shape, other) if other else _singles_front(shape)
+        together = pair_front(shape, other) if other else singles_front(shape)
         return together, "fr.four_of_a_kind.two_to_six_together"
     if quad <= TEN:
         if other:  # before the ace: a pair front beats ace-high (R-HW-4)
-            return _pair_front(shape, other), "fr.four_of_a_kind.seven_to_ten_pair_front"
+            return pair_front(shape, other), "fr.four_of_a_kind.seven_to_ten_pair_front"
         if shape.single_ace:
-            return _singles_front(shape), "fr.four_of_a_kind.seven_to_ten_ace_front"
-        return _pair_front(shape, quad), "fr.four_of_a_kind.seven_to_ten_split"
+            return singles_front(shape), "fr.four_of_a_kind.seven_to_ten_ace_front"
+        return pair_front(shape, quad), "fr.four_of_a_kind.seven_to_ten_split"
     if quad < ACE:
         if other >= TEN:
-            return _pair_front(shape, other), "fr.four_of_a_kind.jacks_to_kings_pair_front"
-        return _pair_front(shape, quad), "fr.four_of_a_kind.jacks_to_kings_split"
+            return pair_front(shape, other), "fr.four_of_a_kind.jacks_to_kings_pair_front"
+        return pair_front(shape, quad), "fr.four_of_a_kind.jacks_to_kings_split"
     if other >= SEVEN:
-        return _pair_front(shape, other), "fr.four_of_a_kind.aces_pair_front"
+        return pair_front(shape, other), "fr.four_of_a_kind.aces_pair_front"
     # Four aces may be A-A-A-joker: which two go front matters when the joker, kept back with an
     # ace, fills a straight or flush there; _pair_front takes the best back (R-HW-4).
-    return _pair_front(shape, ACE), "fr.four_of_a_kind.aces_split"
+    return pair_front(shape, ACE), "fr.four_of_a_kind.aces_split"
 
 
 def _five_aces(shape: Shape) -> Decision:
     if shape.pairs == (KING,):
-        return _pair_front(shape, KING), "fr.five_aces.kings_front"
-    return _pair_front(shape, ACE), "fr.five_aces.split"
+        return pair_front(shape, KING), "fr.five_aces.kings_front"
+    return pair_front(shape, ACE), "fr.five_aces.split"
 
 
 _BY_FAMILY: dict[str, Callable[[Shape], Decision]] = {

@@ -251,6 +251,22 @@ def front_of(shape: Shape, *choices: Sequence[Card]) -> Candidate:
     return found
 
 
+def pair_front(shape: Shape, rank: int) -> Candidate:
+    """Two cards of ``rank`` front; from trips, quads or five aces, the pair R-HW-4 prefers (the
+    best back: with the joker among the aces, which two go front can change what the back makes)."""
+    group = shape.groups[rank]
+    if len(group) == 2:
+        return shape.candidate(group)
+    return front_of(shape, *combinations(group, 2))
+
+
+def singles_front(shape: Shape, skip: int = 0) -> Candidate:
+    """The two highest singles after the ``skip`` highest go front (R-HW-6: "an ace can go front"
+    goes with the highest other single)."""
+    singles = shape.singles
+    return shape.candidate((shape.one_of(singles[skip]), shape.one_of(singles[skip + 1])))
+
+
 def two_highest_front(shape: Shape, exclude_ranks: Iterable[int] = ()) -> Candidate:
     """The two highest cards by rank that are not of ``exclude_ranks`` go front (R-HW-4)."""
     skip = set(exclude_ranks)

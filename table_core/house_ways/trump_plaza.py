@@ -16,9 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from table_core.cards import ACE, JOKER, Card, rank_of
+from table_core.cards import ACE, JOKER, rank_of
 from table_core.hands import front_is_pair
-from table_core.house_ways.shape import KING, Candidate, Shape, best, family
+from table_core.house_ways.shape import (
+    KING,
+    Candidate,
+    Shape,
+    best,
+    family,
+    pair_front,
+    singles_front,
+)
 
 NAME = "trump_plaza"
 
@@ -146,46 +154,34 @@ def _group(rank: int) -> int:
     return _HIGH if rank < ACE else _ACES
 
 
-def _pair_of(shape: Shape, rank: int) -> list[Card]:
-    """Two cards of ``rank``: real cards first, so the joker of a group stays back (R-HW-4:
-    a joker back is never worse than a real ace back, and it may fill a straight or flush)."""
-    return shape.groups[rank][:2]
-
-
-def _singles_front(shape: Shape) -> Candidate:
-    """The two highest singles front (R-HW-6: "X can go front" with the highest other single)."""
-    s = shape.singles
-    return shape.candidate((shape.groups[s[0]][0], shape.groups[s[1]][0]))
-
-
 # --- clause families, R-HW-3 order ------------------------------------------------------------
 
 
 def _five_aces(shape: Shape) -> Decision:
     if KING in shape.pairs:
-        return shape.candidate(_pair_of(shape, KING)), "trump_plaza.five_aces.kings_front"
-    return shape.candidate(_pair_of(shape, ACE)), "trump_plaza.five_aces.split"
+        return pair_front(shape, KING), "trump_plaza.five_aces.kings_front"
+    return pair_front(shape, ACE), "trump_plaza.five_aces.split"
 
 
 def _four_of_a_kind(shape: Shape) -> Decision:
     quad = shape.quads[0]
     others = shape.pairs or shape.trips
     if others:  # with trips among the others, two of them go front, the third stays back
-        return shape.candidate(_pair_of(shape, others[0])), "trump_plaza.four_of_a_kind.pair_front"
+        return pair_front(shape, others[0]), "trump_plaza.four_of_a_kind.pair_front"
     group = _group(quad)
     if group == _LOW:
-        return _singles_front(shape), "trump_plaza.four_of_a_kind.low_together"
+        return singles_front(shape), "trump_plaza.four_of_a_kind.low_together"
     if group == _MEDIUM:
         if shape.single_at_least(KING):
-            return _singles_front(shape), "trump_plaza.four_of_a_kind.medium_king_or_ace_front"
-        return shape.candidate(_pair_of(shape, quad)), "trump_plaza.four_of_a_kind.medium_split"
+            return singles_front(shape), "trump_plaza.four_of_a_kind.medium_king_or_ace_front"
+        return pair_front(shape, quad), "trump_plaza.four_of_a_kind.medium_split"
     if group == _HIGH:
         if shape.single_ace:
-            return _singles_front(shape), "trump_plaza.four_of_a_kind.high_ace_front"
-        return shape.candidate(_pair_of(shape, quad)), "trump_plaza.four_of_a_kind.high_split"
+            return singles_front(shape), "trump_plaza.four_of_a_kind.high_ace_front"
+        return pair_front(shape, quad), "trump_plaza.four_of_a_kind.high_split"
     # Four aces: the two real aces go front so that a joker among them stays back, where it can
     # still fill a straight (A A A JK K Q J: the back A-JK-K-Q-J is a straight).
-    return shape.candidate(_pair_of(shape, ACE)), "trump_plaza.four_of_a_kind.aces_split"
+    return pair_front(shape, ACE), "trump_plaza.four_of_a_kind.aces_split"
 
 
 def _straights(shape: Shape) -> Decision:
@@ -233,14 +229,14 @@ def _trips_pair_front(shape: Shape, rank: int) -> Candidate | None:
 
 def _full_house(shape: Shape) -> Decision:
     if len(shape.trips) > 1:
-        return shape.candidate(_pair_of(shape, shape.trips[0])), "trump_plaza.full_house.two_trips"
+        return pair_front(shape, shape.trips[0]), "trump_plaza.full_house.two_trips"
     if len(shape.pairs) > 1:
         higher = shape.pairs[0]
-        return shape.candidate(_pair_of(shape, higher)), "trump_plaza.full_house.trips_two_pairs"
+        return pair_front(shape, higher), "trump_plaza.full_house.trips_two_pairs"
     pair = shape.pairs[0]
     if pair == 2 and ACE in shape.singles and KING in shape.singles:
-        return _singles_front(shape), "trump_plaza.full_house.deuces_ace_king_front"
-    return shape.candidate(_pair_of(shape, pair)), "trump_plaza.full_house.split"
+        return singles_front(shape), "trump_plaza.full_house.deuces_ace_king_front"
+    return pair_front(shape, pair), "trump_plaza.full_house.split"
 
 
 def _trips(shape: Shape) -> Decision:
@@ -249,31 +245,31 @@ def _trips(shape: Shape) -> Decision:
         # and may make a straight (A A JK 9 4 3 2: the back A-JK-4-3-2 is the wheel).
         top = shape.groups[shape.singles[0]][0]
         return shape.candidate((shape.one_of(ACE), top)), "trump_plaza.trips.split_aces"
-    return _singles_front(shape), "trump_plaza.trips.default"
+    return singles_front(shape), "trump_plaza.trips.default"
 
 
 def _three_pairs(shape: Shape) -> Decision:
     top = shape.pairs[0]
-    return shape.candidate(_pair_of(shape, top)), "trump_plaza.three_pairs.highest_pair_front"
+    return pair_front(shape, top), "trump_plaza.three_pairs.highest_pair_front"
 
 
 def _two_pairs(shape: Shape) -> Decision:
     high, low = shape.pairs[0], shape.pairs[1]
     groups = (_group(low), _group(high))
-    split = shape.candidate(_pair_of(shape, low))  # R-HW-6: the lower pair goes front
+    split = pair_front(shape, low)  # R-HW-6: the lower pair goes front
     if groups in ((_LOW, _LOW), (_LOW, _MEDIUM)):
         if shape.single_at_least(KING):
-            return _singles_front(shape), "trump_plaza.two_pairs.low_king_or_ace_front"
+            return singles_front(shape), "trump_plaza.two_pairs.low_king_or_ace_front"
         return split, "trump_plaza.two_pairs.low_split"
     if groups in ((_LOW, _HIGH), (_MEDIUM, _MEDIUM)):
         if shape.single_ace:
-            return _singles_front(shape), "trump_plaza.two_pairs.middle_ace_front"
+            return singles_front(shape), "trump_plaza.two_pairs.middle_ace_front"
         return split, "trump_plaza.two_pairs.middle_split"
     return split, "trump_plaza.two_pairs.high_split"  # medium+high, high+high, aces+any
 
 
 def _one_pair(shape: Shape) -> Decision:
-    return _singles_front(shape), "trump_plaza.one_pair.default"
+    return singles_front(shape), "trump_plaza.one_pair.default"
 
 
 def _no_pair(shape: Shape) -> Decision:
