@@ -1,0 +1,135 @@
+"""What people at the table ask for: frozen commands, each with its actor and the caller's time.
+
+Inputs that are not pure (the time, the deck order, the dice) are resolved by the caller and
+carried here, so :func:`table_core.table.decide` never looks outside its arguments. Cards may be
+given as ints or text (``"As"``, ``"JK"``); events always record text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from table_core.cards import Card
+from table_core.events import Actor
+from table_core.rules import TableRules
+
+CardInput = Card | str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Command:
+    actor: Actor
+    at: datetime
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class OpenTable(Command):
+    table_id: str
+    rules: TableRules = field(default_factory=TableRules)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ChangeRules(Command):
+    """A floor supervisor's change; ``rules.version`` must exceed the current version."""
+
+    rules: TableRules
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SeatPlayer(Command):
+    seat: int
+    player_id: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LeaveSeat(Command):
+    """The player leaves; any remaining chips are cashed out first."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BuyIn(Command):
+    player_id: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CashOut(Command):
+    player_id: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StartRound(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AcceptBank(Command):
+    player_id: str
+    co_bank: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DeclineBank(Command):
+    player_id: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PlaceBet(Command):
+    player_id: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CloseBets(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DealCards(Command):
+    """Exactly one of ``deck`` (53 cards in shuffled order) or ``hands`` (the seven stacks in cut
+    order, as a live table may report them)."""
+
+    deck: Sequence[CardInput] | None = None
+    hands: Sequence[Sequence[CardInput]] | None = None
+    source: Literal["electronic", "live"] = "live"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RollDice(Command):
+    faces: Sequence[int]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SetHand(Command):
+    """The player's split; leave ``back`` and ``front`` out to ask for the House Way."""
+
+    player_id: str
+    back: Sequence[CardInput] | None = None
+    front: Sequence[CardInput] | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SetBankerHand(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Settle(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CloseRound(Command):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class VoidRound(Command):
+    reason: str

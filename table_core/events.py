@@ -1,0 +1,491 @@
+"""Every fact a table records: frozen pydantic models with a ``type`` discriminator.
+
+Each event carries ``table_id``, ``round`` (``None`` for table-level facts), the ``actor`` who
+caused it and ``at``, the time the caller gave (the core reads no clock). Payloads hold money as
+integer minor units and cards as canonical text (``"As"``, ``"JK"``, R-CARD-2) so that a stored
+event reads without this code. ``event_to_dict`` gives JSON-ready dicts (no floats, ISO times) and
+``parse_event`` reads them back; the store persists exactly that pair.
+
+Seats are the six player places, numbered 1..6 counterclockwise from the dealer; ``seat=None``
+means the dealer's place (the banker when the dealer banks, the house hand when a player banks).
+``position`` is R-DEAL-1's count from the banker (the banker is 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+)
+
+from table_core.cards import FULL_DECK, card_text
+from table_core.errors import DomainError
+from table_core.rules import TableRules
+
+ActorRole = Literal["dealer", "floor", "player", "system", "cage"]
+
+_CANONICAL = frozenset(card_text(c) for c in FULL_DECK)
+
+
+def _canonical_card(text: str) -> str:
+    # Stored events hold canonical text only, so two auditors never read one card two ways.
+    if text not in _CANONICAL:
+        raise ValueError(f"not a canonical card text: {text!r}")
+    return text
+
+
+CardText = Annotated[str, AfterValidator(_canonical_card)]
+Cards = tuple[CardText, ...]
+Back = Annotated[tuple[CardText, ...], Field(min_length=5, max_length=5)]
+Front = Annotated[tuple[CardText, ...], Field(min_length=2, max_length=2)]
+# Integers are strict: a stored 25.0 is a corrupt payload, not 25 minor units.
+Int = Annotated[int, Strict()]
+Seat = Annotated[int, Strict(), Field(ge=1, le=6)]
+Position = Annotated[int, Strict(), Field(ge=1, le=7)]
+Money = Annotated[int, Strict(), Field(ge=0)]
+Amount = Annotated[int, Strict(), Field(ge=1)]
+
+HandResult = Literal["win", "loss", "copy"]
+WagerResult = Literal["win", "push", "loss"]
+
+
+class Actor(BaseModel):
+    """Who caused an event: an id the casino knows and the role they acted in."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    role: ActorRole
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    schema_version: Int = 1
+    table_id: str = Field(min_length=1)
+    round: Int | None = None
+    actor: Actor
+    at: AwareDatetime
+
+
+class _RoundEvent(_Event):
+    round: Annotated[int, Strict(), Field(ge=1)]
+
+
+# --- the table ------------------------------------------------------------------------------------
+
+
+class TableOpened(_Event):
+    """The table opens under a full rules profile (House Way, commission, limits, banking…)."""
+
+    type: Literal["table_opened"] = "table_opened"
+    rules: TableRules
+
+
+class RulesChanged(_Event):
+    """A floor supervisor changed the profile; it applies from round ``applies_from_round``."""
+
+    type: Literal["rules_changed"] = "rules_changed"
+    rules: TableRules
+    reason: str = Field(min_length=1)
+    applies_from_round: Amount
+
+
+class PlayerSeated(_Event):
+    type: Literal["player_seated"] = "player_seated"
+    seat: Seat
+    player_id: str = Field(min_length=1)
+
+
+class PlayerLeft(_Event):
+    type: Literal["player_left"] = "player_left"
+    seat: Seat
+    player_id: str
+
+
+class ChipsBoughtIn(_Event):
+    type: Literal["chips_bought_in"] = "chips_bought_in"
+    player_id: str
+    amount: Amount
+
+
+class ChipsCashedOut(_Event):
+    type: Literal["chips_cashed_out"] = "chips_cashed_out"
+    player_id: str
+    amount: Amount
+
+
+# --- a round: start and the bank ------------------------------------------------------------------
+
+
+class RoundStarted(_RoundEvent):
+    """A round opens under profile ``rules_version``; ``bank_order`` lists the seats the bank is
+    offered to, in turn (R-BANK-1), empty when the dealer banks without an offer."""
+
+    type: Literal["round_started"] = "round_started"
+    rules_version: Amount
+    bank_order: tuple[Seat, ...] = ()
+
+
+class BankOffered(_RoundEvent):
+    """The bank offered to a seat (R-BANK-1); an ineligible seat passes on at once, ``reason``
+    saying why. ``required`` is what the balance had to cover."""
+
+    type: Literal["bank_offered"] = "bank_offered"
+    seat: Seat
+    player_id: str | None
+    eligible: bool
+    reason: str | None = None
+    balance: Money = 0
+    required: Money = 0
+
+
+class BankAccepted(_RoundEvent):
+    type: Literal["bank_accepted"] = "bank_accepted"
+    seat: Seat
+    player_id: str
+    co_bank: bool = False
+
+
+class BankDeclined(_RoundEvent):
+    type: Literal["bank_declined"] = "bank_declined"
+    seat: Seat
+    player_id: str
+
+
+# --- wagers ---------------------------------------------------------------------------------------
+
+
+class BetPlaced(_RoundEvent):
+    """A main wager; ``seat=None`` is the house hand's wager against a player-banker (R-BANK-2)."""
+
+    type: Literal["bet_placed"] = "bet_placed"
+    seat: Seat | None
+    player_id: str | None
+    position: Position
+    amount: Amount
+
+
+class SideBetPlaced(_RoundEvent):
+    """Room for side bets (R-VAR-2): always banked by the house, settled in the same round."""
+
+    type: Literal["side_bet_placed"] = "side_bet_placed"
+    seat: Seat
+    player_id: str
+    bet: str
+    amount: Amount
+
+
+class WagerReturned(_RoundEvent):
+    """A wager a player-banker cannot cover, returned before the deal ("no action", R-BANK-3)."""
+
+    type: Literal["wager_returned"] = "wager_returned"
+    seat: Seat | None
+    player_id: str | None
+    position: Position
+    amount: Amount
+    reason: Literal["no_action"] = "no_action"
+    clause: str = "R-BANK-3"
+
+
+class BetsClosed(_RoundEvent):
+    """No more bets. ``banker_seat=None``: the dealer banks; ``in_action``: wagers that play."""
+
+    type: Literal["bets_closed"] = "bets_closed"
+    banker_seat: Seat | None
+    banker_player_id: str | None
+    co_bank: bool = False
+    in_action: Money
+
+
+# --- dealing --------------------------------------------------------------------------------------
+
+
+class StacksDealt(_RoundEvent):
+    """The deal (R-DEAL-2): the whole deck order when known (``None`` when a live table reported
+    the seven hands), the seven stacks in cut order and the four unused cards."""
+
+    type: Literal["stacks_dealt"] = "stacks_dealt"
+    source: Literal["electronic", "live"]
+    deck: Cards | None
+    stacks: tuple[Cards, ...] = Field(min_length=7, max_length=7)
+    unused: Cards = Field(min_length=4, max_length=4)
+
+
+class DiceRolled(_RoundEvent):
+    """Three dice; the total gives stack 1 to ``first_position`` = ((total - 1) mod 7) + 1."""
+
+    type: Literal["dice_rolled"] = "dice_rolled"
+    faces: tuple[Int, Int, Int]
+    total: Annotated[int, Strict(), Field(ge=3, le=18)]
+    first_position: Position
+
+
+class StackAssignment(BaseModel):
+    """One position's stack; ``holder="dead"`` for a position with no hand in action."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    position: Position
+    stack: Position
+    seat: Seat | None
+    player_id: str | None
+    holder: Literal["banker", "player", "house", "dead"]
+    cards: Cards
+
+
+class StacksAssigned(_RoundEvent):
+    """Every position gets a stack, seated or not (R-DEAL-3); dead stacks are recorded too."""
+
+    type: Literal["stacks_assigned"] = "stacks_assigned"
+    assignments: tuple[StackAssignment, ...] = Field(min_length=7, max_length=7)
+
+
+# --- setting hands --------------------------------------------------------------------------------
+
+
+class HandSet(_RoundEvent):
+    """A hand set by its player or by the House Way (``rule`` is then the deciding clause id).
+
+    ``reason``: ``player_set``, ``player_asked`` (the player asked for the House Way),
+    ``not_set`` (R-SET-2: the player did not set it), ``house_hand`` (R-BANK-2).
+    """
+
+    type: Literal["hand_set"] = "hand_set"
+    seat: Seat | None
+    position: Position
+    back: Back
+    front: Front
+    by: Literal["player", "house_way"]
+    reason: Literal["player_set", "player_asked", "not_set", "house_hand"]
+    rule: str | None = None
+
+
+class FoulReset(_RoundEvent):
+    """R-SET-2 ``reset``: the player's fouled split and the House Way split that replaces it."""
+
+    type: Literal["foul_reset"] = "foul_reset"
+    seat: Seat
+    position: Position
+    player_back: Back
+    player_front: Front
+    back: Back
+    front: Front
+    rule: str
+    clause: str = "R-SET-2"
+
+
+class HandForfeited(_RoundEvent):
+    """R-SET-2 ``forfeit``: the fouled split is recorded and the main wager loses."""
+
+    type: Literal["hand_forfeited"] = "hand_forfeited"
+    seat: Seat
+    position: Position
+    back: Back
+    front: Front
+    clause: str = "R-SET-2"
+
+
+class BankerHandSet(_RoundEvent):
+    """The banker's hand, always set by the House Way (R-HW-1); ``seat=None`` is the dealer."""
+
+    type: Literal["banker_hand_set"] = "banker_hand_set"
+    seat: Seat | None
+    player_id: str | None
+    position: Position = 1
+    back: Back
+    front: Front
+    house_way: str
+    rule: str
+
+
+# --- settlement -----------------------------------------------------------------------------------
+
+
+class SeatResult(BaseModel):
+    """One main wager settled against the banker (R-PAY-1, R-SET-3).
+
+    ``payout`` is the even-money result (+wager, 0 or -wager), ``commission`` the house's take
+    and ``net = payout - commission`` the change to the player's chips beyond the wager returned.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seat: Seat | None
+    player_id: str | None
+    position: Position
+    wager: Amount
+    back: HandResult
+    front: HandResult
+    result: WagerResult
+    forfeited: bool = False
+    payout: Int
+    commission: Money
+    net: Int
+
+
+class BankerResult(BaseModel):
+    """The banker's side: ``result`` = -(sum of payouts); with co-banking (R-BANK-2) the house
+    takes ``house_share`` and the player-banker ``player_share``, who pays ``commission`` on a
+    net win (R-BANK-4); ``net`` is the player-banker's change of chips."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seat: Seat | None
+    player_id: str | None
+    result: Int
+    co_bank: bool = False
+    house_share: Int
+    player_share: Int
+    commission: Money
+    net: Int
+
+
+class RoundSettled(_RoundEvent):
+    type: Literal["round_settled"] = "round_settled"
+    results: tuple[SeatResult, ...]
+    banker: BankerResult
+
+
+class CommissionTaken(_RoundEvent):
+    """Commission as its own fact (R-PAY-3); ``seat=None`` never pays (the house is not charged).
+
+    ``basis``: ``percent_of_win``/``flat_per_win``/``flat_per_hand`` for a player's wager
+    (R-PAY-2), ``banker_net_win`` for a player-banker (R-BANK-4); ``basis_amount`` is the wager
+    or the net win it was computed on.
+    """
+
+    type: Literal["commission_taken"] = "commission_taken"
+    seat: Seat
+    player_id: str
+    payer: Literal["player", "banker"]
+    amount: Amount
+    basis: Literal["percent_of_win", "flat_per_win", "flat_per_hand", "banker_net_win"]
+    basis_amount: Money
+    clause: str
+
+
+class SideBetSettled(_RoundEvent):
+    """Room for side bets (R-VAR-2): the pay-table ``line`` hit (``None``: lost) and the payout
+    (``pays`` to 1 times the amount; ``-amount`` on a loss)."""
+
+    type: Literal["side_bet_settled"] = "side_bet_settled"
+    seat: Seat
+    player_id: str
+    bet: str
+    amount: Amount
+    line: str | None
+    pays: Money
+    payout: Int
+
+
+class ReturnedWager(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seat: Seat | None
+    player_id: str | None
+    amount: Amount
+    kind: Literal["main", "side"] = "main"
+    bet: str | None = None
+
+
+class RoundVoided(_RoundEvent):
+    """A misdeal or a floor decision: no settlement, every wager listed is returned."""
+
+    type: Literal["round_voided"] = "round_voided"
+    reason: str = Field(min_length=1)
+    returned: tuple[ReturnedWager, ...] = ()
+
+
+class RoundClosed(_RoundEvent):
+    type: Literal["round_closed"] = "round_closed"
+
+
+Event = Annotated[
+    TableOpened
+    | RulesChanged
+    | PlayerSeated
+    | PlayerLeft
+    | ChipsBoughtIn
+    | ChipsCashedOut
+    | RoundStarted
+    | BankOffered
+    | BankAccepted
+    | BankDeclined
+    | BetPlaced
+    | SideBetPlaced
+    | WagerReturned
+    | BetsClosed
+    | StacksDealt
+    | DiceRolled
+    | StacksAssigned
+    | HandSet
+    | FoulReset
+    | HandForfeited
+    | BankerHandSet
+    | RoundSettled
+    | CommissionTaken
+    | SideBetSettled
+    | RoundVoided
+    | RoundClosed,
+    Field(discriminator="type"),
+]
+
+EVENT_TYPES: tuple[type[_Event], ...] = (
+    TableOpened,
+    RulesChanged,
+    PlayerSeated,
+    PlayerLeft,
+    ChipsBoughtIn,
+    ChipsCashedOut,
+    RoundStarted,
+    BankOffered,
+    BankAccepted,
+    BankDeclined,
+    BetPlaced,
+    SideBetPlaced,
+    WagerReturned,
+    BetsClosed,
+    StacksDealt,
+    DiceRolled,
+    StacksAssigned,
+    HandSet,
+    FoulReset,
+    HandForfeited,
+    BankerHandSet,
+    RoundSettled,
+    CommissionTaken,
+    SideBetSettled,
+    RoundVoided,
+    RoundClosed,
+)
+
+_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+class EventFormatError(DomainError):
+    """A stored payload that is not a valid event of this schema."""
+
+
+def parse_event(data: Mapping[str, Any]) -> Event:
+    """Read an event back from ``event_to_dict``'s form (or any JSON-decoded equivalent)."""
+    try:
+        return _ADAPTER.validate_python(dict(data))
+    except ValidationError as error:
+        kind = data.get("type", "?")
+        raise EventFormatError(f"not a valid {kind} event: {error}") from error
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """JSON-ready dict: ints for money, card text, ISO-8601 times with their offset."""
+    return event.model_dump(mode="json")

@@ -1,0 +1,771 @@
+"""The table aggregate: ``decide(state, command) -> [events]`` and the round state machine.
+
+``decide`` checks a command against the rules and the state and answers the facts it causes, or
+raises :class:`~table_core.errors.DomainError` and emits nothing. The state is a fold of the facts
+(state.py). A round moves::
+
+    offering_bank (rotating bank only) -> open_for_bets -> bets_closed -> dealt -> dice_rolled
+    -> hands_set -> banker_hand_set -> settled -> closed;  voided from any phase before settled.
+
+A command in the wrong phase raises :class:`WrongState`, which names the phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from table_core import commands as c
+from table_core.banking import (
+    SEAT_EMPTY,
+    bank_eligibility,
+    bank_order,
+    banker_commission,
+    co_bank_shares,
+    cover,
+)
+from table_core.cards import FULL_DECK, Card, card_text
+from table_core.commands import Command
+from table_core.dealing import (
+    DEALER_PLACE,
+    POSITIONS,
+    SEATS,
+    Deal,
+    check_dice,
+    deal_deck,
+    deal_hands,
+    first_position,
+    place_at,
+    position_of,
+    stack_for,
+    to_card,
+)
+from table_core.errors import CardError, ConfigurationError, DomainError
+from table_core.events import (
+    Actor,
+    BankAccepted,
+    BankDeclined,
+    BankerHandSet,
+    BankerResult,
+    BankOffered,
+    BetPlaced,
+    BetsClosed,
+    ChipsBoughtIn,
+    ChipsCashedOut,
+    CommissionTaken,
+    DiceRolled,
+    Event,
+    FoulReset,
+    HandForfeited,
+    HandSet,
+    PlayerLeft,
+    PlayerSeated,
+    ReturnedWager,
+    RoundClosed,
+    RoundSettled,
+    RoundStarted,
+    RoundVoided,
+    RulesChanged,
+    SeatResult,
+    StackAssignment,
+    StacksAssigned,
+    StacksDealt,
+    TableOpened,
+    WagerReturned,
+)
+from table_core.hands import five_card_strength, tables_for, two_card_strength
+from table_core.house_ways import get_house_way, set_hand
+from table_core.rules import SUPPORTED_VARIANTS, CommissionRules, TableRules
+from table_core.settlement import settle_main_wager
+from table_core.split import check_same_cards, make_split, value_split
+from table_core.state import (
+    FINISHED,
+    RoundState,
+    TableState,
+    Wager,
+    evolve,
+    fold,
+)
+
+__all__ = [
+    "DomainError",
+    "NotAllowed",
+    "TableState",
+    "WrongState",
+    "decide",
+    "evolve",
+    "execute",
+    "fold",
+]
+
+# The house does not pay itself commission on its own hand against a player-banker (R-BANK-2).
+_HOUSE_HAND_COMMISSION = CommissionRules(rate_bp=0)
+
+_DEALER_ROLES = frozenset({"dealer", "floor", "system"})
+_CAGE_ROLES = frozenset({"cage", "dealer", "floor"})
+_PLAYER_PROXIES = frozenset({"dealer", "floor"})  # may act for a player at a live table
+
+_BASIS = {"percent": "percent_of_win", "flat": "flat_per_win", "flat_always": "flat_per_hand"}
+
+
+class WrongState(DomainError):
+    """A command the current state does not accept; ``state`` names that state."""
+
+    def __init__(self, action: str, state: str) -> None:
+        super().__init__(f"cannot {action} in state {state}")
+        self.action = action
+        self.state = state
+
+
+class NotAllowed(DomainError):
+    """The actor's role may not give this command."""
+
+
+# --- small helpers --------------------------------------------------------------------------------
+
+
+_TEXT = tuple(card_text(x) for x in FULL_DECK)
+
+
+def _text(cards: Sequence[Card]) -> tuple[str, ...]:
+    return tuple(map(_TEXT.__getitem__, cards))
+
+
+def _require(actor: Actor, roles: frozenset[str], action: str) -> None:
+    if actor.role not in roles:
+        raise NotAllowed(f"a {actor.role} may not {action}")
+
+
+def _require_player(actor: Actor, player_id: str, action: str) -> None:
+    if actor.role == "player" and actor.id == player_id:
+        return
+    if actor.role not in _PLAYER_PROXIES:
+        raise NotAllowed(f"{actor.role} {actor.id} may not {action} for player {player_id}")
+
+
+def _opened(s: TableState, action: str) -> TableRules:
+    if s.rules is None:
+        raise WrongState(action, s.phase)
+    return s.rules
+
+
+def _live_round(s: TableState, action: str, *phases: str) -> RoundState:
+    """The round, which must be in one of ``phases``."""
+    _opened(s, action)
+    if s.round is None or s.round.phase not in phases:
+        raise WrongState(action, s.phase)
+    return s.round
+
+
+def _seat(s: TableState, player_id: str) -> int:
+    seat = s.seat_of(player_id)
+    if seat is None:
+        raise DomainError(f"player {player_id} is not seated at table {s.table_id}")
+    return seat
+
+
+def _env(s: TableState, cmd: Command) -> dict[str, Any]:
+    env: dict[str, Any] = {"table_id": s.table_id, "actor": cmd.actor, "at": cmd.at}
+    if s.round is not None:
+        env["round"] = s.round.number
+    return env
+
+
+def _check_playable(rules: TableRules) -> None:
+    """A profile the table can deal now: a known House Way and a variant this core plays."""
+    get_house_way(rules.hand.house_way)  # raises ConfigurationError (R-HW-1)
+    if rules.variant not in SUPPORTED_VARIANTS:
+        raise ConfigurationError(
+            f"variant {rules.variant} is not dealt by this version (only commission)",
+            rule="R-VAR-1",
+        )
+
+
+def _held(s: TableState, player_id: str) -> int:
+    """Chips a player may not cash out during a live round: a player-banker's whole balance
+    (R-BANK-3 coverage) or, under ``flat_always``, the fee due on a live wager (R-PAY-2)."""
+    r = s.round
+    if r is None or not r.live:
+        return 0
+    if r.banker_player == player_id:
+        return s.balances.get(player_id, 0)
+    commission = r.rules.hand.commission
+    if commission.mode == "flat_always" and any(
+        w.player_id == player_id for w in r.wagers.values()
+    ):
+        return commission.fee
+    return 0
+
+
+def _in_action(s: TableState, player_id: str) -> bool:
+    r = s.round
+    if r is None or not r.live:
+        return False
+    offered = None if r.offered_seat is None else s.seats.get(r.offered_seat)
+    wagered = any(w.player_id == player_id for w in r.wagers.values())
+    return wagered or player_id in (r.banker_player, offered)
+
+
+def _returns(r: RoundState) -> tuple[ReturnedWager, ...]:
+    """Every wager still on the layout, as a void returns it."""
+    main = [
+        ReturnedWager(
+            seat=None if w.place == DEALER_PLACE else w.place,
+            player_id=w.player_id,
+            amount=w.amount,
+        )
+        for w in r.wagers_in_order()
+    ]
+    side = [
+        ReturnedWager(
+            seat=seat, player_id=bet.player_id, amount=bet.amount, kind="side", bet=bet.bet
+        )
+        for seat, bets in sorted(r.side_bets.items())
+        for bet in bets
+    ]
+    return (*main, *side)
+
+
+# --- the table ------------------------------------------------------------------------------------
+
+
+def _open_table(s: TableState, cmd: c.OpenTable) -> list[Event]:
+    if s.table_id is not None:
+        raise WrongState("open the table", s.phase)  # already open
+    _require(cmd.actor, frozenset({"floor", "system"}), "open a table")
+    _check_playable(cmd.rules)
+    return [TableOpened(table_id=cmd.table_id, actor=cmd.actor, at=cmd.at, rules=cmd.rules)]
+
+
+def _change_rules(s: TableState, cmd: c.ChangeRules) -> list[Event]:
+    rules = _opened(s, "change the rules")
+    _require(cmd.actor, frozenset({"floor"}), "change the rules")
+    if cmd.rules.version <= rules.version:
+        raise DomainError(
+            f"a new rules profile needs a version above {rules.version}, got {cmd.rules.version}"
+        )
+    if not cmd.reason.strip():
+        raise DomainError("a rules change states its reason")
+    _check_playable(cmd.rules)
+    return [
+        RulesChanged(
+            **_env(s, cmd) | {"round": None},
+            rules=cmd.rules,
+            reason=cmd.reason,
+            applies_from_round=s.last_round + 1,
+        )
+    ]
+
+
+def _seat_player(s: TableState, cmd: c.SeatPlayer) -> list[Event]:
+    _opened(s, "seat a player")
+    _require_player(cmd.actor, cmd.player_id, "take a seat")
+    if cmd.seat not in SEATS:
+        raise DomainError(f"seats are numbered 1..6, got {cmd.seat}", rule="R-DEAL-1")
+    if cmd.seat in s.seats:
+        raise DomainError(f"seat {cmd.seat} is taken by {s.seats[cmd.seat]}")
+    if not cmd.player_id or s.seat_of(cmd.player_id) is not None:
+        raise DomainError(f"player {cmd.player_id!r} is already seated or has no id")
+    return [PlayerSeated(**_env(s, cmd) | {"round": None}, seat=cmd.seat, player_id=cmd.player_id)]
+
+
+def _leave_seat(s: TableState, cmd: c.LeaveSeat) -> list[Event]:
+    _opened(s, "leave a seat")
+    _require_player(cmd.actor, cmd.player_id, "leave")
+    seat = _seat(s, cmd.player_id)
+    if _in_action(s, cmd.player_id):
+        raise DomainError(f"player {cmd.player_id} has action in round {s.last_round}")
+    env = _env(s, cmd) | {"round": None}
+    events: list[Event] = []
+    balance = s.balances.get(cmd.player_id, 0)
+    if balance > 0:
+        events.append(ChipsCashedOut(**env, player_id=cmd.player_id, amount=balance))
+    events.append(PlayerLeft(**env, seat=seat, player_id=cmd.player_id))
+    return events
+
+
+def _buy_in(s: TableState, cmd: c.BuyIn) -> list[Event]:
+    _opened(s, "buy in")
+    _require(cmd.actor, _CAGE_ROLES, "sell chips")
+    _seat(s, cmd.player_id)
+    if cmd.amount <= 0:
+        raise DomainError(f"a buy-in is a positive amount of minor units, got {cmd.amount}")
+    env = _env(s, cmd) | {"round": None}
+    return [ChipsBoughtIn(**env, player_id=cmd.player_id, amount=cmd.amount)]
+
+
+def _cash_out(s: TableState, cmd: c.CashOut) -> list[Event]:
+    _opened(s, "cash out")
+    _require(cmd.actor, _CAGE_ROLES, "cash chips out")
+    _seat(s, cmd.player_id)
+    free = s.balances.get(cmd.player_id, 0) - _held(s, cmd.player_id)
+    if not 0 < cmd.amount <= free:
+        raise DomainError(f"player {cmd.player_id} can cash out 1..{free}, not {cmd.amount}")
+    env = _env(s, cmd) | {"round": None}
+    return [ChipsCashedOut(**env, player_id=cmd.player_id, amount=cmd.amount)]
+
+
+# --- the bank -------------------------------------------------------------------------------------
+
+
+def _offers(
+    s: TableState, env: dict[str, Any], rules: TableRules, order: Sequence[int]
+) -> list[Event]:
+    """Offer the bank down ``order`` (R-BANK-1): ineligible seats pass on with their reason; the
+    first eligible seat is asked and the offers stop there."""
+    events: list[Event] = []
+    for seat in order:
+        player = s.seats.get(seat)
+        if player is None:
+            events.append(
+                BankOffered(**env, seat=seat, player_id=None, eligible=False, reason=SEAT_EMPTY)
+            )
+            continue
+        others = [other for other_seat, other in s.seats.items() if other_seat != seat]
+        balance = s.balances.get(player, 0)
+        verdict = bank_eligibility(player, balance, others, s.last_dealer_wagers, rules)
+        events.append(
+            BankOffered(
+                **env,
+                seat=seat,
+                player_id=player,
+                eligible=verdict.eligible,
+                reason=verdict.reason,
+                balance=balance,
+                required=verdict.required,
+            )
+        )
+        if verdict.eligible:
+            break
+    return events
+
+
+def _start_round(s: TableState, cmd: c.StartRound) -> list[Event]:
+    rules = _opened(s, "start a round")
+    if s.round is not None and s.round.phase not in ("closed", "voided"):
+        raise WrongState("start a round", s.phase)
+    _require(cmd.actor, _DEALER_ROLES, "start a round")
+    number = s.last_round + 1
+    order: tuple[int, ...] = ()
+    dealer_turn = rules.dealer_between and s.last_bank_was_player  # R-BANK-1 dealer_between
+    if rules.banking == "rotating" and not dealer_turn:
+        order = bank_order(s.seats, s.bank_pointer)
+    env = {"table_id": s.table_id, "actor": cmd.actor, "at": cmd.at, "round": number}
+    started = RoundStarted(**env, rules_version=rules.version, bank_order=order)
+    return [started, *_offers(s, env, rules, order)]
+
+
+def _offered(s: TableState, cmd: c.AcceptBank | c.DeclineBank, action: str) -> RoundState:
+    r = _live_round(s, action, "offering_bank")
+    _require_player(cmd.actor, cmd.player_id, action)
+    if r.offered_seat is None or s.seats.get(r.offered_seat) != cmd.player_id:
+        raise DomainError(f"the bank is offered to seat {r.offered_seat}, not {cmd.player_id}")
+    return r
+
+
+def _accept_bank(s: TableState, cmd: c.AcceptBank) -> list[Event]:
+    r = _offered(s, cmd, "accept the bank")
+    if cmd.co_bank and not r.rules.co_bank:
+        raise DomainError("this table does not co-bank", rule="R-BANK-2")
+    seat = _seat(s, cmd.player_id)
+    others = [p for st, p in s.seats.items() if st != seat]
+    balance = s.balances.get(cmd.player_id, 0)
+    verdict = bank_eligibility(cmd.player_id, balance, others, s.last_dealer_wagers, r.rules)
+    if not verdict.eligible:  # the balance changed since the offer
+        raise DomainError(f"player {cmd.player_id} may not bank: {verdict.reason}", "R-BANK-1")
+    return [BankAccepted(**_env(s, cmd), seat=seat, player_id=cmd.player_id, co_bank=cmd.co_bank)]
+
+
+def _decline_bank(s: TableState, cmd: c.DeclineBank) -> list[Event]:
+    r = _offered(s, cmd, "decline the bank")
+    env = _env(s, cmd)
+    declined = BankDeclined(**env, seat=_seat(s, cmd.player_id), player_id=cmd.player_id)
+    return [declined, *_offers(s, env, r.rules, r.bank_order[r.offers_made :])]
+
+
+# --- wagers ---------------------------------------------------------------------------------------
+
+
+def _place_bet(s: TableState, cmd: c.PlaceBet) -> list[Event]:
+    r = _live_round(s, "place a bet", "open_for_bets")
+    _require_player(cmd.actor, cmd.player_id, "place a bet")
+    seat = _seat(s, cmd.player_id)
+    if seat == r.banker_place:
+        raise DomainError(f"player {cmd.player_id} banks this round and does not wager")
+    if seat in r.wagers:
+        raise DomainError(f"seat {seat} already has a main wager of {r.wagers[seat].amount}")
+    limits = r.rules.limits
+    if not limits.min_bet <= cmd.amount <= limits.max_bet:
+        raise DomainError(
+            f"a bet at this table is {limits.min_bet}..{limits.max_bet}, got {cmd.amount}"
+        )
+    commission = r.rules.hand.commission
+    fee = commission.fee if commission.mode == "flat_always" else 0  # due whatever the result
+    balance = s.balances.get(cmd.player_id, 0)
+    if cmd.amount + fee > balance:
+        extra = f" plus the {fee} fee" if fee else ""
+        raise DomainError(f"player {cmd.player_id} has {balance}, short of {cmd.amount}{extra}")
+    position = position_of(seat, r.banker_place)
+    return [
+        BetPlaced(
+            **_env(s, cmd), seat=seat, player_id=cmd.player_id, position=position, amount=cmd.amount
+        )
+    ]
+
+
+def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
+    r = _live_round(s, "close bets", "open_for_bets")
+    _require(cmd.actor, _DEALER_ROLES, "close bets")
+    if not r.wagers:
+        raise DomainError("no wager placed: take bets or void the round")
+    env = _env(s, cmd)
+    events: list[Event] = []
+    in_play = r.wagers_in_order()
+    if r.player_banked:
+        house_amount = r.rules.house_wager_amount
+        if house_amount > 0:  # R-BANK-2: the dealer's position plays the house's hand
+            house = Wager(
+                DEALER_PLACE, None, house_amount, position_of(DEALER_PLACE, r.banker_place)
+            )
+            events.append(
+                BetPlaced(
+                    **env, seat=None, player_id=None, position=house.position, amount=house_amount
+                )
+            )
+            in_play = sorted([*in_play, house], key=lambda w: w.position)
+        banker = r.banker_player or ""
+        accepted, returned = cover(
+            [(w, w.amount) for w in in_play], s.balances.get(banker, 0), r.co_bank
+        )
+        for w in returned:
+            events.append(
+                WagerReturned(
+                    **env,
+                    seat=None if w.place == DEALER_PLACE else w.place,
+                    player_id=w.player_id,
+                    position=w.position,
+                    amount=w.amount,
+                )
+            )
+        in_play = accepted
+    events.append(
+        BetsClosed(
+            **env,
+            banker_seat=r.banker_place if r.player_banked else None,
+            banker_player_id=r.banker_player,
+            co_bank=r.co_bank,
+            in_action=sum(w.amount for w in in_play),
+        )
+    )
+    if not in_play:
+        events.append(
+            RoundVoided(**env, reason="no wager in action: the bank covered none (R-BANK-3)")
+        )
+    return events
+
+
+# --- dealing --------------------------------------------------------------------------------------
+
+
+def _deal(s: TableState, cmd: c.DealCards) -> list[Event]:
+    r = _live_round(s, "deal", "bets_closed")
+    _require(cmd.actor, _DEALER_ROLES, "deal")
+    if (cmd.deck is None) == (cmd.hands is None):
+        raise DomainError("report either the deck order or the seven hands", rule="R-DEAL-2")
+    env = _env(s, cmd)
+    try:
+        deal: Deal = deal_deck(cmd.deck) if cmd.deck is not None else deal_hands(cmd.hands or ())
+    except CardError as error:  # a misdeal voids the round: every wager is returned
+        return [RoundVoided(**env, reason=f"misdeal: {error.message}", returned=_returns(r))]
+    return [
+        StacksDealt(
+            **env,
+            source=cmd.source,
+            deck=None if deal.deck is None else _text(deal.deck),
+            stacks=tuple(_text(stack) for stack in deal.stacks),
+            unused=_text(deal.unused),
+        )
+    ]
+
+
+def _roll_dice(s: TableState, cmd: c.RollDice) -> list[Event]:
+    r = _live_round(s, "roll the dice", "dealt")
+    _require(cmd.actor, _DEALER_ROLES, "roll the dice")
+    faces = check_dice(cmd.faces)
+    total = sum(faces)
+    first = first_position(total)
+    assert r.deal is not None  # the dealt phase holds the deal
+    env = _env(s, cmd)
+    assignments = []
+    for position in range(1, POSITIONS + 1):
+        place = place_at(position, r.banker_place)
+        stack = stack_for(position, first)
+        if place == r.banker_place:
+            holder, player = "banker", r.banker_player
+        elif place in r.wagers:
+            holder = "house" if place == DEALER_PLACE else "player"
+            player = r.wagers[place].player_id
+        else:  # an empty seat, a player without a wager, or a wager returned: a dead stack
+            holder, player = "dead", None
+        assignments.append(
+            StackAssignment(
+                position=position,
+                stack=stack,
+                seat=None if place == DEALER_PLACE else place,
+                player_id=player,
+                holder=holder,
+                cards=_text(r.deal.stacks[stack - 1]),
+            )
+        )
+    return [
+        DiceRolled(**env, faces=faces, total=total, first_position=first),
+        StacksAssigned(**env, assignments=tuple(assignments)),
+    ]
+
+
+# --- setting hands --------------------------------------------------------------------------------
+
+
+def _cards(values: Sequence[c.CardInput]) -> list[Card]:
+    return [to_card(v) for v in values]
+
+
+def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
+    r = _live_round(s, "set a hand", "dice_rolled")
+    _require_player(cmd.actor, cmd.player_id, "set a hand")
+    seat = _seat(s, cmd.player_id)
+    if seat not in r.player_places():
+        raise DomainError(f"player {cmd.player_id} has no hand in action this round")
+    if seat in r.played:
+        raise DomainError(f"seat {seat}'s hand is already set")
+    seven = r.hands[seat]
+    rules = r.rules.hand
+    tables = tables_for(rules.wheel_rank)
+    env = _env(s, cmd) | {"seat": seat, "position": r.wagers[seat].position}
+    if cmd.back is None and cmd.front is None:
+        way = set_hand(seven, rules.house_way, tables)
+        return [
+            HandSet(
+                **env,
+                back=_text(way.back),
+                front=_text(way.front),
+                by="house_way",
+                reason="player_asked",
+                rule=way.rule,
+            )
+        ]
+    if cmd.back is None or cmd.front is None:
+        raise DomainError("give both the back and the front, or neither for the House Way")
+    split = make_split(_cards(cmd.back), _cards(cmd.front))
+    check_same_cards(split, seven)
+    if value_split(split, tables).legal:
+        return [
+            HandSet(
+                **env,
+                back=_text(split.back),
+                front=_text(split.front),
+                by="player",
+                reason="player_set",
+            )
+        ]
+    if rules.foul_policy == "forfeit":  # R-SET-2: the main wager loses
+        return [HandForfeited(**env, back=_text(split.back), front=_text(split.front))]
+    way = set_hand(seven, rules.house_way, tables)  # R-SET-2 reset
+    assert way.rule is not None
+    return [
+        FoulReset(
+            **env,
+            player_back=_text(split.back),
+            player_front=_text(split.front),
+            back=_text(way.back),
+            front=_text(way.front),
+            rule=way.rule,
+        )
+    ]
+
+
+def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
+    r = _live_round(s, "set the banker's hand", "dice_rolled", "hands_set")
+    _require(cmd.actor, _DEALER_ROLES, "set the banker's hand")
+    house_way = r.rules.hand.house_way
+    tables = tables_for(r.rules.hand.wheel_rank)
+    env = _env(s, cmd)
+    events: list[Event] = []
+    for wager in r.wagers_in_order():
+        place = wager.place
+        if place in r.played:
+            continue
+        way = set_hand(r.hands[place], house_way, tables)
+        events.append(
+            HandSet(
+                **env,
+                seat=None if place == DEALER_PLACE else place,
+                position=wager.position,
+                back=_text(way.back),
+                front=_text(way.front),
+                by="house_way",
+                reason="house_hand" if place == DEALER_PLACE else "not_set",
+                rule=way.rule,
+            )
+        )
+    way = set_hand(r.hands[r.banker_place], house_way, tables)
+    assert way.rule is not None
+    events.append(
+        BankerHandSet(
+            **env,
+            seat=r.banker_place if r.player_banked else None,
+            player_id=r.banker_player,
+            back=_text(way.back),
+            front=_text(way.front),
+            house_way=house_way,
+            rule=way.rule,
+        )
+    )
+    return events
+
+
+# --- settlement -----------------------------------------------------------------------------------
+
+
+def _settle(s: TableState, cmd: c.Settle) -> list[Event]:
+    r = _live_round(s, "settle", "banker_hand_set")
+    _require(cmd.actor, _DEALER_ROLES, "settle")
+    assert r.banker_hand is not None
+    tables = tables_for(r.rules.hand.wheel_rank)
+    commission_rules = r.rules.hand.commission
+    banker_back = five_card_strength(r.banker_hand.back, tables)
+    banker_front = two_card_strength(r.banker_hand.front)
+    env = _env(s, cmd)
+    results: list[SeatResult] = []
+    commissions: list[Event] = []
+    for wager in r.wagers_in_order():
+        hand = r.played[wager.place]
+        house_hand = wager.place == DEALER_PLACE
+        settled = settle_main_wager(
+            five_card_strength(hand.back, tables),
+            two_card_strength(hand.front),
+            banker_back,
+            banker_front,
+            wager.amount,
+            _HOUSE_HAND_COMMISSION if house_hand else commission_rules,
+            forfeited=hand.forfeited,
+        )
+        payout = settled.net + settled.commission
+        results.append(
+            SeatResult(
+                seat=None if house_hand else wager.place,
+                player_id=wager.player_id,
+                position=wager.position,
+                wager=wager.amount,
+                back=settled.back,
+                front=settled.front,
+                result=settled.result,
+                forfeited=hand.forfeited,
+                payout=payout,
+                commission=settled.commission,
+                net=settled.net,
+            )
+        )
+        if settled.commission and wager.player_id is not None:
+            commissions.append(
+                CommissionTaken(
+                    **env,
+                    seat=wager.place,
+                    player_id=wager.player_id,
+                    payer="player",
+                    amount=settled.commission,
+                    basis=_BASIS[commission_rules.mode],
+                    basis_amount=wager.amount,
+                    clause="R-PAY-2",
+                )
+            )
+    bank_result = -sum(x.payout for x in results)  # copies already went to the banker
+    if r.player_banked:
+        house_share, player_share = co_bank_shares(bank_result) if r.co_bank else (0, bank_result)
+        fee = banker_commission(player_share, commission_rules)  # R-BANK-4
+        banker = BankerResult(
+            seat=r.banker_place,
+            player_id=r.banker_player,
+            result=bank_result,
+            co_bank=r.co_bank,
+            house_share=house_share,
+            player_share=player_share,
+            commission=fee,
+            net=player_share - fee,
+        )
+        if fee:
+            commissions.append(
+                CommissionTaken(
+                    **env,
+                    seat=r.banker_place,
+                    player_id=r.banker_player or "",
+                    payer="banker",
+                    amount=fee,
+                    basis="banker_net_win",
+                    basis_amount=player_share,
+                    clause="R-BANK-4",
+                )
+            )
+    else:
+        banker = BankerResult(
+            seat=None,
+            player_id=None,
+            result=bank_result,
+            house_share=bank_result,
+            player_share=0,
+            commission=0,
+            net=0,
+        )
+    return [RoundSettled(**env, results=tuple(results), banker=banker), *commissions]
+
+
+def _close_round(s: TableState, cmd: c.CloseRound) -> list[Event]:
+    _live_round(s, "close the round", "settled")
+    _require(cmd.actor, _DEALER_ROLES, "close the round")
+    return [RoundClosed(**_env(s, cmd))]
+
+
+def _void_round(s: TableState, cmd: c.VoidRound) -> list[Event]:
+    _opened(s, "void the round")
+    if s.round is None or s.round.phase in FINISHED:
+        raise WrongState("void the round", s.phase)
+    _require(cmd.actor, _DEALER_ROLES, "void a round")
+    if not cmd.reason.strip():
+        raise DomainError("a void states its reason")
+    return [RoundVoided(**_env(s, cmd), reason=cmd.reason, returned=_returns(s.round))]
+
+
+_DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
+    c.OpenTable: _open_table,
+    c.ChangeRules: _change_rules,
+    c.SeatPlayer: _seat_player,
+    c.LeaveSeat: _leave_seat,
+    c.BuyIn: _buy_in,
+    c.CashOut: _cash_out,
+    c.StartRound: _start_round,
+    c.AcceptBank: _accept_bank,
+    c.DeclineBank: _decline_bank,
+    c.PlaceBet: _place_bet,
+    c.CloseBets: _close_bets,
+    c.DealCards: _deal,
+    c.RollDice: _roll_dice,
+    c.SetHand: _set_hand,
+    c.SetBankerHand: _set_banker_hand,
+    c.Settle: _settle,
+    c.CloseRound: _close_round,
+    c.VoidRound: _void_round,
+}
+
+
+def decide(state: TableState, command: Command) -> list[Event]:
+    """The events ``command`` causes in ``state``, or :class:`DomainError` and nothing."""
+    decider = _DECIDERS.get(type(command))
+    if decider is None:
+        raise DomainError(f"unknown command: {type(command).__name__}")
+    return decider(state, command)
+
+
+def execute(state: TableState, command: Command) -> tuple[TableState, list[Event]]:
+    """Decide and apply: the new state and the events that made it."""
+    events = decide(state, command)
+    return fold(events, state), events
