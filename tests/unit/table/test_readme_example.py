@@ -10,7 +10,7 @@ from pathlib import Path
 from table_core.events import event_to_dict, parse_event
 from table_core.table import fold
 
-EXAMPLE = Path(__file__).parents[3] / "docs" / "README_example.md"
+EXAMPLE = Path(__file__).parents[3] / "README.md"
 
 
 def _blocks(language: str) -> list[str]:
