@@ -18,6 +18,7 @@ COMMANDS = (
     "settle",
     "set_hand",
     "house_way",
+    "bonus",
 )
 
 
