@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,29 +14,13 @@ from table_core.side_bets import FORTUNE_8000
 from table_core.side_bets.exhaustive import Exhaustive
 from tests.e2e.conftest import Run
 
-# Until the lead adds "bonus" to adapters.cli.main.COMMANDS, run main() with it registered; once
-# it is there this is exactly the installed ``paigow`` entry point.
-_ENTRY = (
-    "import sys\n"
-    "from adapters.cli import main as cli\n"
-    "if 'bonus' not in cli.COMMANDS:\n"
-    "    cli.COMMANDS = (*cli.COMMANDS, 'bonus')\n"
-    "sys.exit(cli.main(sys.argv[1:]))\n"
-)
-
 
 @pytest.fixture
-def bonus(tmp_path: Path) -> Run:
+def bonus(paigow: Run) -> Run:
+    """``paigow bonus …`` through the installed entry point."""
+
     def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-c", _ENTRY, "bonus", *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            timeout=300,
-            check=False,
-        )
+        return paigow("bonus", *args, stdin=stdin)
 
     return run
 
