@@ -1,0 +1,130 @@
+"""The event store adapters: ``open_store(url)`` for SQLite or PostgreSQL, and the in-memory fake.
+
+URLs: ``sqlite:///path.db`` (default ``paigow.db`` in the working directory, or ``$PAIGOW_DB``),
+``postgresql+psycopg://postgres@127.0.0.1:5432/test`` (``postgresql://`` means psycopg 3 too),
+``memory://`` for the in-memory fake.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+
+from adapters.store import migrate
+from adapters.store.memory import InMemoryEventStore
+from adapters.store.signing import (
+    Signer,
+    configured_signer,
+    create_key_files,
+    key_paths,
+)
+from adapters.store.sql import PostgresEventStore, SqlEventStore, SqliteEventStore
+from adapters.store.verify import load_public_key
+from table_core.ports import StoreError, Upcasters
+
+__all__ = [
+    "InMemoryEventStore",
+    "PostgresEventStore",
+    "SqlEventStore",
+    "SqliteEventStore",
+    "database_url",
+    "open_store",
+]
+
+DB_ENV = "PAIGOW_DB"
+DEFAULT_URL = "sqlite:///paigow.db"
+SQLITE_BUSY_TIMEOUT_S = 30
+
+
+def database_url(url: str | None = None) -> URL:
+    """The URL given, else ``$PAIGOW_DB``, else ``paigow.db`` here; PostgreSQL means psycopg 3."""
+    parsed = make_url(url or os.environ.get(DB_ENV) or DEFAULT_URL)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def sqlite_engine(url: URL) -> Engine:
+    engine = create_engine(
+        url,
+        isolation_level="AUTOCOMMIT",  # the store issues BEGIN IMMEDIATE itself
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        # WAL: readers never block the writer. synchronous=FULL: a committed command survives a
+        # power cut, not only a crash (no chip is ever lost). busy_timeout: wait for the lock.
+        dbapi_connection.execute("PRAGMA journal_mode=WAL")
+        dbapi_connection.execute("PRAGMA synchronous=FULL")
+        dbapi_connection.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_S * 1000}")
+        dbapi_connection.execute("PRAGMA foreign_keys=ON")
+
+    return engine
+
+
+def postgres_engine(url: URL, pool_size: int = 5) -> Engine:
+    # AUTOCOMMIT at the driver: reads are single statements, writes open explicit transactions.
+    return create_engine(url, isolation_level="AUTOCOMMIT", pool_size=pool_size, pool_pre_ping=True)
+
+
+def _check_revision(engine: Engine, url: URL) -> None:
+    with engine.connect() as connection:
+        current = migrate.current_revision(connection)
+    head = migrate.head_revision()
+    if current != head:
+        shown = url.render_as_string(hide_password=True)
+        raise StoreError(
+            f"the database schema is at {current or 'nothing'}, this code needs {head}: "
+            f"run `paigow db upgrade --db {shown}`"
+        )
+
+
+def open_store(
+    url: str | None = None,
+    *,
+    signing_key: Signer | str | Path | None = None,
+    upcasters: Upcasters | None = None,
+) -> SqlEventStore | InMemoryEventStore:
+    """The store at ``url``. A new SQLite file is created at the head schema revision, with a
+    fresh signing key beside it unless one is configured; any other database must already be
+    at the head revision (``paigow db upgrade``). The key comes from ``signing_key`` or
+    ``$PAIGOW_SIGNING_KEY`` (a PEM file), else from ``<db>.signing-key`` for SQLite."""
+    parsed = database_url(url)
+    signer = configured_signer(signing_key)
+    if parsed.drivername == "memory":
+        return InMemoryEventStore(signer or Signer.generate(), upcasters)
+    if parsed.get_backend_name() == "sqlite":
+        return _open_sqlite(parsed, signer, upcasters)
+    if parsed.get_backend_name() == "postgresql":
+        engine = postgres_engine(parsed)
+        _check_revision(engine, parsed)
+        store = PostgresEventStore(engine, signer=signer, upcasters=upcasters)
+        store.sequence()  # position what a writer that died before its pass left behind
+        return store
+    raise StoreError(f"unsupported database URL {parsed.drivername}: use sqlite or postgresql")
+
+
+def _open_sqlite(parsed: URL, signer: Signer | None, upcasters: Upcasters | None) -> SqlEventStore:
+    database = parsed.database
+    if not database or database == ":memory:":
+        raise StoreError("an in-memory SQLite store is not supported: use memory:// instead")
+    path = Path(database)
+    new = not path.exists() or path.stat().st_size == 0
+    if new:
+        migrate.upgrade(parsed.render_as_string(hide_password=False))
+    engine = sqlite_engine(parsed)
+    if not new:
+        _check_revision(engine, parsed)
+    private_path, public_path = key_paths(path)
+    public_key = None
+    if signer is None and private_path.exists():
+        signer = Signer.from_file(private_path)
+    elif signer is None and new:
+        signer = create_key_files(path)
+    elif signer is None and public_path.exists():
+        public_key = load_public_key(public_path.read_bytes())
+    return SqliteEventStore(engine, signer=signer, public_key=public_key, upcasters=upcasters)

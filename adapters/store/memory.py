@@ -1,0 +1,190 @@
+"""The in-memory event store for unit tests: the same checks, hashes, numbering and errors as the
+SQL store (the shared contract suite runs against both), without a database.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from adapters.store.canonical import GENESIS_HASH, format_time
+from adapters.store.core import (
+    EventReader,
+    build_rows,
+    check_request,
+    check_version,
+    checkpoint_of,
+    sequence,
+)
+from adapters.store.signing import Signer
+from adapters.store.verify import ChainVerifier, Report, VerificationFailed, verify
+from table_core.ports import (
+    Checkpoint,
+    CommandIdConflict,
+    InvalidEvent,
+    NewEvent,
+    RecordedEvent,
+    SigningKeyMissing,
+    TamperDetected,
+    Upcasters,
+)
+
+State = TypeVar("State")
+
+
+class InMemoryEventStore:
+    """``rows`` holds the log as the verifier reads it (``verify.ROW_COLUMNS`` order), which is
+    what tamper tests edit; nothing in the store's API changes or removes a row."""
+
+    def __init__(self, signer: Signer | None = None, upcasters: Upcasters | None = None) -> None:
+        self.signer = signer
+        self.public_key = signer.public_raw if signer is not None else None
+        self.rows: list[tuple[Any, ...]] = []
+        self.checkpoint_rows: list[tuple[Any, ...]] = []
+        self._streams: dict[str, list[int]] = {}  # stream → indexes into rows, by version
+        self._commands: dict[str, tuple[str, int, int]] = {}
+        self._reader = EventReader(upcasters)
+        self._lock = threading.Lock()
+        # Test hooks, the same names as the SQL store's: called inside the "transaction".
+        self.faults: dict[str, Callable[[], None]] = {}
+
+    def load(
+        self, rows: Sequence[Sequence[Any]], checkpoint_rows: Sequence[Sequence[Any]] = ()
+    ) -> None:
+        """Take a stored log as it is (an exported bundle, a fixture): history, not new events.
+        Nothing is checked here; ``verify()`` says whether it holds."""
+        with self._lock:
+            for row in rows:
+                row = tuple(row)
+                self._streams.setdefault(row[1], []).append(len(self.rows))
+                self.rows.append(row)
+                first = self._commands.get(row[9], (row[1], row[2], row[2]))[1]
+                self._commands[row[9]] = (row[1], first, row[2])
+            self.checkpoint_rows.extend(tuple(row) for row in checkpoint_rows)
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        *,
+        checkpoint: bool = False,
+    ) -> list[RecordedEvent]:
+        check_request(stream_id, expected_version, events, command_id)
+        if checkpoint and self.signer is None:
+            raise SigningKeyMissing("no signing key is configured for checkpoints")
+        with self._lock:
+            known = self._commands.get(command_id)
+            if known is not None:
+                recorded_stream, first, last = known
+                if recorded_stream != stream_id:
+                    raise CommandIdConflict(command_id, recorded_stream, stream_id)
+                return self._stream_events(stream_id, first - 1, last)
+            indexes = self._streams.get(stream_id, [])
+            head_version = len(indexes)
+            check_version(stream_id, expected_version, head_version)
+            head_hash = self.rows[indexes[-1]][11] if indexes else GENESIS_HASH
+            event_rows = build_rows(stream_id, head_version, head_hash, events, command_id)
+            position = len(self.rows)
+            global_head = self.rows[-1][13] if self.rows else GENESIS_HASH
+            # The event id is the position here, as on SQLite.
+            ids = range(position + 1, position + 1 + len(event_rows))
+            log = sequence(
+                ((event_id, row[10]) for event_id, row in zip(ids, event_rows, strict=True)),
+                position,
+                global_head,
+            )
+            new_rows = [
+                (entry[0], *row, entry[2], entry[3])
+                for entry, row in zip(log, event_rows, strict=True)
+            ]
+            new_checkpoint = None
+            if checkpoint:
+                new_checkpoint = self._sign(new_rows[-1][0], new_rows[-1][13], events[-1].at)
+            self._fault("before_commit")
+            self.rows.extend(new_rows)
+            self._streams.setdefault(stream_id, []).extend(range(position, len(self.rows)))
+            self._commands[command_id] = (stream_id, head_version + 1, head_version + len(events))
+            if new_checkpoint is not None:
+                self.checkpoint_rows.append(new_checkpoint)
+            self._fault("after_commit")
+            return self._reader.events(new_rows)
+
+    def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        with self._lock:
+            return self._stream_events(stream_id, after_version, None)
+
+    def read_all(self, after_position: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        with self._lock:
+            end = None if limit is None else after_position + limit
+            return self._reader.events(self.rows[after_position:end])
+
+    def stream_version(self, stream_id: str) -> int:
+        with self._lock:
+            return len(self._streams.get(stream_id, ()))
+
+    def events_of_command(self, command_id: str) -> list[RecordedEvent] | None:
+        with self._lock:
+            known = self._commands.get(command_id)
+            if known is None:
+                return None
+            stream_id, first, last = known
+            return self._stream_events(stream_id, first - 1, last)
+
+    def checkpoint(self, at: datetime) -> Checkpoint:
+        if self.signer is None:
+            raise SigningKeyMissing("no signing key is configured for checkpoints")
+        with self._lock:
+            if not self.rows:
+                raise InvalidEvent("an empty log has nothing to sign")
+            row = self._sign(self.rows[-1][0], self.rows[-1][13], at)
+            self.checkpoint_rows.append(row)
+            return checkpoint_of(row)
+
+    def checkpoints(self) -> list[Checkpoint]:
+        with self._lock:
+            return [checkpoint_of(row) for row in self.checkpoint_rows]
+
+    def raw_log(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        with self._lock:
+            return list(self.rows), list(self.checkpoint_rows)
+
+    def verify(self) -> Report:
+        rows, checkpoint_rows = self.raw_log()
+        return verify(rows, checkpoint_rows, self.public_key)
+
+    def replay(self, fold: Callable[[State, RecordedEvent], State], state: State) -> State:
+        """Verify every event while folding it; ``TamperDetected`` at the first that fails."""
+        rows, checkpoint_rows = self.raw_log()
+        verifier = ChainVerifier(checkpoint_rows, self.public_key, canonical=False)
+        event = self._reader.event
+        try:
+            for row in rows:
+                state = fold(state, event(row, verifier.check(row)))
+            verifier.finish()
+        except VerificationFailed as failed:
+            raise TamperDetected(str(failed.finding), failed.finding) from None
+        return state
+
+    def close(self) -> None:
+        pass
+
+    def _stream_events(
+        self, stream_id: str, after_version: int, last_version: int | None
+    ) -> list[RecordedEvent]:
+        indexes = self._streams.get(stream_id, [])[after_version:last_version]
+        return self._reader.events(self.rows[i] for i in indexes)
+
+    def _sign(self, position: int, chain_hash: str, at: datetime) -> tuple[Any, ...]:
+        assert self.signer is not None
+        signed_at = format_time(at)
+        signature = self.signer.sign(position, chain_hash, signed_at)
+        return (position, chain_hash, signed_at, self.signer.key_id, signature)
+
+    def _fault(self, point: str) -> None:
+        hook = self.faults.get(point)
+        if hook is not None:
+            hook()

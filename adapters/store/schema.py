@@ -1,0 +1,96 @@
+"""The store's tables, as SQLAlchemy Core metadata. Alembic (``migrations/``) creates them; a test
+checks that the migrated schema matches this metadata on both engines.
+
+- ``events``: every event, with its stream chain (``prev_hash`` → ``hash``). Insert only.
+- ``event_log``: the global order, dense positions 1, 2, 3 … with the global chain. Insert only.
+  A separate table because on PostgreSQL positions are given after the event commits (see
+  docs/store.md); on SQLite both rows are written in the same transaction.
+- ``commands``: one row per command id, for idempotent retries. Insert only.
+- ``checkpoints``: signed chain heads. Insert only.
+- ``sequencer_queue``: PostgreSQL's committed-but-not-yet-positioned events; rows leave it when
+  they enter ``event_log``. The only table with deletes, and no part of the audit trail.
+
+Every audit table has database triggers refusing UPDATE and DELETE (and TRUNCATE on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+# SQLite makes only a column declared exactly INTEGER PRIMARY KEY an alias of its row id.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+HASH = 64
+
+metadata = MetaData()
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("stream_id", String(200), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("type", String(200), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("recorded_at", String(32), nullable=False),
+    Column("actor_id", String(200), nullable=False),
+    Column("actor_role", String(100), nullable=False),
+    Column("command_id", String(200), nullable=False),
+    Column("prev_hash", String(HASH), nullable=False),
+    Column("hash", String(HASH), nullable=False),
+    UniqueConstraint("stream_id", "version", name="uq_events_stream_version"),
+)
+
+event_log = Table(
+    "event_log",
+    metadata,
+    Column("position", Id, primary_key=True, autoincrement=False),
+    Column(
+        "event_id",
+        BigInteger,
+        ForeignKey("events.id", name="fk_event_log_event"),
+        nullable=False,
+    ),
+    Column("prev_hash", String(HASH), nullable=False),
+    Column("hash", String(HASH), nullable=False),
+    UniqueConstraint("event_id", name="uq_event_log_event"),
+)
+
+commands = Table(
+    "commands",
+    metadata,
+    Column("command_id", String(200), primary_key=True),
+    Column("stream_id", String(200), nullable=False),
+    Column("first_version", Integer, nullable=False),
+    Column("last_version", Integer, nullable=False),
+)
+
+checkpoints = Table(
+    "checkpoints",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("position", BigInteger, nullable=False),
+    Column("hash", String(HASH), nullable=False),
+    Column("signed_at", String(32), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("signature", String(128), nullable=False),
+)
+
+sequencer_queue = Table(
+    "sequencer_queue",
+    metadata,
+    Column("event_id", BigInteger, primary_key=True, autoincrement=False),
+    Column("hash", String(HASH), nullable=False),
+)
+
+APPEND_ONLY_TABLES = ("events", "event_log", "commands", "checkpoints")

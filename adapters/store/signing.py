@@ -1,0 +1,90 @@
+"""The Ed25519 key that signs checkpoints: from configuration, or made for a new embedded database.
+
+Key files sit beside the database: ``<db>.signing-key`` (PKCS#8 PEM, mode 0600) and
+``<db>.signing-key.pub`` (SubjectPublicKeyInfo PEM), both kept out of git by ``.gitignore``. A
+production PostgreSQL store takes its key from configuration (``PAIGOW_SIGNING_KEY`` names a PEM
+file, or the caller passes one); the public half is what a regulator is given.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from adapters.store.canonical import checkpoint_message, key_id
+
+KEY_ENV = "PAIGOW_SIGNING_KEY"
+
+
+@dataclass(frozen=True)
+class Signer:
+    private_key: Ed25519PrivateKey
+
+    @property
+    def public_raw(self) -> bytes:
+        return self.private_key.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @property
+    def key_id(self) -> str:
+        return key_id(self.public_raw)
+
+    def public_pem(self) -> bytes:
+        return self.private_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+
+    def sign(self, position: int, chain_hash: str, at: str) -> str:
+        return self.private_key.sign(checkpoint_message(position, chain_hash, at)).hex()
+
+    @classmethod
+    def generate(cls) -> Signer:
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_pem(cls, data: bytes) -> Signer:
+        key = serialization.load_pem_private_key(data, password=None)
+        if not isinstance(key, Ed25519PrivateKey):
+            raise ValueError("the signing key must be an Ed25519 private key")
+        return cls(key)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Signer:
+        return cls.from_pem(Path(path).read_bytes())
+
+
+def key_paths(db_path: str | Path) -> tuple[Path, Path]:
+    base = str(db_path)
+    return Path(base + ".signing-key"), Path(base + ".signing-key.pub")
+
+
+def create_key_files(db_path: str | Path) -> Signer:
+    """A fresh key for a new embedded database; the private file is readable by its owner only."""
+    private_path, public_path = key_paths(db_path)
+    signer = Signer.generate()
+    pem = signer.private_key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    # O_EXCL: never overwrite a key that signed earlier checkpoints.
+    descriptor = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(pem)
+    public_path.write_bytes(signer.public_pem())
+    return signer
+
+
+def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:
+    """The key the caller gave, else the one ``PAIGOW_SIGNING_KEY`` names, else none."""
+    if isinstance(signing_key, Signer):
+        return signing_key
+    if signing_key is not None:
+        return Signer.from_file(signing_key)
+    from_env = os.environ.get(KEY_ENV)
+    return Signer.from_file(from_env) if from_env else None

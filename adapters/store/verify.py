@@ -1,0 +1,272 @@
+"""The event log verifier: finds the FIRST event or checkpoint that does not hold.
+
+Standard library only (``cryptography`` is imported for the Ed25519 signature check alone), so an
+auditor can read it in one sitting and run it on a copy of the log. ``audit/`` uses it; the
+store's ``verify()`` feeds it rows in global position order.
+
+A row is a tuple in ``ROW_COLUMNS`` order. For each row, in order, it checks:
+  sequence  the global position is the next one and the stream version is the stream's next one
+  link      ``prev_hash`` is the stream's previous hash and ``global_prev`` the previous global hash
+  payload   the stored payload is canonical JSON without floats
+  hash      the event hash and the global hash recompute from the stored bytes
+and, at each checkpoint's position, that the signed head is this row's global hash and that the
+Ed25519 signature holds; a checkpoint past the end of the log means events were removed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from adapters.store.canonical import (
+    GENESIS_HASH,
+    NotCanonical,
+    checkpoint_message,
+    event_hash,
+    global_hash,
+    key_id,
+    load_payload,
+    parse_payload,
+)
+
+ROW_COLUMNS = (
+    "position",
+    "stream_id",
+    "version",
+    "type",
+    "schema_version",
+    "payload",
+    "recorded_at",
+    "actor_id",
+    "actor_role",
+    "command_id",
+    "prev_hash",
+    "hash",
+    "global_prev",
+    "global_hash",
+)
+# (position, hash, signed_at, key_id, signature) in position order.
+CHECKPOINT_COLUMNS = ("position", "hash", "signed_at", "key_id", "signature")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The first thing that does not hold: where, which check, and what was expected."""
+
+    position: int
+    stream_id: str | None
+    version: int | None
+    problem: str  # sequence | link | payload | hash | checkpoint | malformed
+    detail: str
+
+    def __str__(self) -> str:
+        where = f"position {self.position}"
+        if self.stream_id is not None:
+            where += f" (stream {self.stream_id!r} version {self.version})"
+        return f"{where}: {self.problem}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Report:
+    events: int
+    checkpoints: int
+    signatures_checked: bool
+    first_bad: Finding | None
+
+    @property
+    def ok(self) -> bool:
+        return self.first_bad is None
+
+
+class VerificationFailed(Exception):
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(str(finding))
+        self.finding = finding
+
+
+def load_public_key(data: bytes | str) -> bytes:
+    """Raw 32-byte Ed25519 public key from PEM text, 64 hex digits, or raw bytes."""
+    if isinstance(data, str):
+        data = data.encode()
+    text = data.strip()
+    if text.startswith(b"-----BEGIN"):
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        key = serialization.load_pem_public_key(text)
+        if not isinstance(key, Ed25519PublicKey):
+            raise ValueError("not an Ed25519 public key")
+        return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    if len(text) == 64:
+        return bytes.fromhex(text.decode())
+    if len(data) == 32:
+        return data
+    raise ValueError("an Ed25519 public key is PEM, 64 hex digits or 32 raw bytes")
+
+
+def _signature_holds(public_key: bytes, signature_hex: str, message: bytes) -> bool:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes.fromhex(signature_hex), message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+class ChainVerifier:
+    """Row-at-a-time verification, so a replay can verify and fold in one pass."""
+
+    def __init__(
+        self,
+        checkpoints: Iterable[Sequence[Any]] = (),
+        public_key: bytes | None = None,
+        *,
+        canonical: bool = True,
+    ) -> None:
+        # canonical=False skips re-serialising each payload to compare forms: the hash already
+        # covers the stored bytes, so a replay can trust them; a full audit keeps the check.
+        self._payload = parse_payload if canonical else load_payload
+        self.public_key = public_key
+        self.key_id = key_id(public_key) if public_key is not None else None
+        self._checkpoints = sorted((tuple(c) for c in checkpoints), key=lambda c: c[0])
+        self._next_checkpoint = 0
+        self._checkpoint_at = self._checkpoints[0][0] if self._checkpoints else -1
+        self.heads: dict[str, tuple[int, str]] = {}
+        self.position = 0
+        self.global_head = GENESIS_HASH
+
+    @property
+    def checkpoints_checked(self) -> int:
+        return self._next_checkpoint
+
+    def check(self, row: Sequence[Any]) -> dict[str, Any]:
+        """The row's payload object if the row holds; raises ``VerificationFailed`` if not."""
+        try:
+            return self._check(row)
+        except (TypeError, ValueError, AttributeError, IndexError, UnicodeError) as error:
+            # A row that is not even the right shape (a wrong type, a missing column).
+            raise VerificationFailed(
+                Finding(self.position + 1, None, None, "malformed", f"unreadable row: {error}")
+            ) from None
+
+    def _check(self, row: Sequence[Any]) -> dict[str, Any]:
+        (position, stream, version, kind, schema, payload, at, actor_id, role, command, prev,
+         hash_, global_prev, global_hash_) = row  # fmt: skip
+        if type(position) is not int or type(version) is not int or type(schema) is not int:
+            raise TypeError("position, version and schema_version are integers")
+        expected = self.position + 1
+        if position != expected:
+            raise VerificationFailed(
+                Finding(
+                    expected,
+                    None,
+                    None,
+                    "sequence",
+                    f"expected global position {expected}, found {position}: "
+                    "an event is missing or out of order",
+                )
+            )
+        head_version, head_hash = self.heads.get(stream, (0, GENESIS_HASH))
+        if version != head_version + 1:
+            self._fail(row, "sequence", f"expected stream version {head_version + 1}")
+        if prev != head_hash:
+            self._fail(row, "link", "prev_hash is not the hash of the stream's previous event")
+        if global_prev != self.global_head:
+            self._fail(row, "link", "global_prev is not the previous global hash")
+        try:
+            value = self._payload(payload)
+        except NotCanonical as error:
+            self._fail(row, "payload", str(error))
+        if (
+            event_hash(prev, stream, version, kind, schema, at, actor_id, role, command, payload)
+            != hash_
+        ):
+            self._fail(row, "hash", "the event hash does not match its stored bytes")
+        if global_hash(global_prev, position, hash_) != global_hash_:
+            self._fail(row, "hash", "the global hash does not match")
+        self.heads[stream] = (version, hash_)
+        self.position = position
+        self.global_head = global_hash_
+        if position == self._checkpoint_at:
+            self._check_checkpoints(row)
+        return value
+
+    def finish(self) -> None:
+        """After the last row: a checkpoint beyond the end means the tail was removed."""
+        if self._next_checkpoint < len(self._checkpoints):
+            signed = self._checkpoints[self._next_checkpoint][0]
+            raise VerificationFailed(
+                Finding(
+                    self.position + 1,
+                    None,
+                    None,
+                    "checkpoint",
+                    f"a checkpoint signed position {signed} but the log ends at {self.position}: "
+                    "events were removed",
+                )
+            )
+
+    def _check_checkpoints(self, row: Sequence[Any]) -> None:
+        while self._checkpoint_at == self.position:
+            _, head, signed_at, signer, signature = self._checkpoints[self._next_checkpoint]
+            if head != self.global_head:
+                self._fail(row, "checkpoint", "the signed chain head differs from the log")
+            if self.public_key is not None:
+                if signer != self.key_id:
+                    self._fail(row, "checkpoint", f"signed by key {signer}, not {self.key_id}")
+                message = checkpoint_message(self.position, head, signed_at)
+                if not _signature_holds(self.public_key, signature, message):
+                    self._fail(row, "checkpoint", "the checkpoint signature does not hold")
+            self._next_checkpoint += 1
+            more = self._next_checkpoint < len(self._checkpoints)
+            self._checkpoint_at = self._checkpoints[self._next_checkpoint][0] if more else -1
+
+    @staticmethod
+    def _fail(row: Sequence[Any], problem: str, detail: str) -> NoReturn:
+        raise VerificationFailed(Finding(row[0], row[1], row[2], problem, detail))
+
+
+def verify(
+    rows: Iterable[Sequence[Any]],
+    checkpoints: Iterable[Sequence[Any]] = (),
+    public_key: bytes | None = None,
+) -> Report:
+    """Check every row in order and every checkpoint; report the first that does not hold."""
+    verifier = ChainVerifier(checkpoints, public_key)
+    count = 0
+    try:
+        for row in rows:
+            verifier.check(row)
+            count += 1
+        verifier.finish()
+    except VerificationFailed as failed:
+        return Report(count, verifier.checkpoints_checked, public_key is not None, failed.finding)
+    return Report(count, verifier.checkpoints_checked, public_key is not None, None)
+
+
+LOG_QUERY = (
+    "SELECT g.position, e.stream_id, e.version, e.type, e.schema_version, e.payload, "
+    "e.recorded_at, e.actor_id, e.actor_role, e.command_id, e.prev_hash, e.hash, "
+    "g.prev_hash, g.hash FROM event_log g JOIN events e ON e.id = g.event_id ORDER BY g.position"
+)
+CHECKPOINT_QUERY = (
+    "SELECT position, hash, signed_at, key_id, signature FROM checkpoints ORDER BY position, id"
+)
+
+
+def verify_sqlite_file(path: str | Path, public_key_path: str | Path | None = None) -> Report:
+    """Verify an embedded database file read-only, with nothing but the standard library."""
+    public_key = None
+    if public_key_path is not None:
+        public_key = load_public_key(Path(public_key_path).read_bytes())
+    connection = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+    try:
+        checkpoints = connection.execute(CHECKPOINT_QUERY).fetchall()
+        return verify(connection.execute(LOG_QUERY), checkpoints, public_key)
+    finally:
+        connection.close()

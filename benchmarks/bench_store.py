@@ -1,0 +1,279 @@
+"""Event store throughput: ours against the ``eventsourcing`` library's own recorders, same run.
+
+For SQLite and PostgreSQL, one writer:
+  command   one command per transaction, 30 events (about one round of a full table)
+  event     one event per transaction
+  read      the global log, in pages of 10,000
+and on SQLite, replay: read + verify every hash and checkpoint + fold, the cost of a restart.
+
+The peer is ``eventsourcing``'s application recorder (the one with a global notification order,
+which is what our global position is), given the same payloads serialised to JSON inside the timed
+region (any application must serialise; we also canonicalise, hash and chain). Durability is the
+same on both sides: SQLite in WAL mode with synchronous=FULL, PostgreSQL with its defaults.
+
+Usage (repo root): ``.venv/bin/python benchmarks/bench_store.py [--commands 300] [--single 1500]``
+Prints the figures and ratios, then ONE JSON line of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from adapters.store import migrate, open_store
+from adapters.store.signing import Signer
+from table_core.ports import Actor, NewEvent
+
+PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+ROUND = 30
+TABLES = 8
+DEALER = Actor("dealer-ann", "dealer")
+START = datetime(2025, 3, 14, 20, 0, tzinfo=UTC)
+
+
+def payload(n: int) -> dict[str, Any]:
+    """A wager-sized payload: what most events of a round look like."""
+    return {"position": n % 7 + 1, "main": 2500 + n, "side": {"fortune": 500}, "round": n // 30}
+
+
+def new_events(n: int, count: int) -> list[NewEvent]:
+    at = START + timedelta(seconds=n)
+    return [NewEvent("wager_placed", 1, payload(n + i), DEALER, at) for i in range(count)]
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def timed(batches: int, size: int, run: Callable[[int], None]) -> dict[str, float]:
+    latencies = []
+    started = time.perf_counter()
+    for number in range(batches):
+        before = time.perf_counter()
+        run(number)
+        latencies.append(time.perf_counter() - before)
+    elapsed = time.perf_counter() - started
+    return {
+        "tx_per_s": round(batches / elapsed, 1),
+        "events_per_s": round(batches * size / elapsed, 1),
+        "p50_ms": round(statistics.median(latencies) * 1000, 3),
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 3),
+    }
+
+
+# -- ours -----------------------------------------------------------------------------------
+
+
+def ours_writes(store: Any, batches: int, size: int, tag: str) -> dict[str, float]:
+    versions = dict.fromkeys(range(TABLES), 0)
+
+    def run(number: int) -> None:
+        table = number % TABLES
+        events = new_events(number * size, size)
+        store.append(f"{tag}-{table}", versions[table], events, f"{tag}-{number}")
+        versions[table] += size
+
+    return timed(batches, size, run)
+
+
+def ours_read(store: Any) -> dict[str, float]:
+    started = time.perf_counter()
+    position, count = 0, 0
+    while batch := store.read_all(after_position=position, limit=10_000):
+        count += len(batch)
+        position = batch[-1].position
+    return {"events": count, "events_per_s": round(count / (time.perf_counter() - started), 1)}
+
+
+def ours_replay(store: Any) -> dict[str, float]:
+    def fold(money: dict[str, int], event: Any) -> dict[str, int]:
+        # A bankroll projection: the sort of fold a table or the cage does.
+        money[event.stream_id] = money.get(event.stream_id, 0) + event.payload["main"]
+        return money
+
+    events = len(store.read_all())
+    best = 0.0
+    for _ in range(3):
+        started = time.perf_counter()
+        store.replay(fold, {})
+        best = max(best, events / (time.perf_counter() - started))
+    return {"events": events, "events_per_s": round(best, 1)}
+
+
+# -- the peer -------------------------------------------------------------------------------
+
+
+def peer_writes(recorder: Any, batches: int, size: int) -> dict[str, float]:
+    from eventsourcing.persistence import StoredEvent
+
+    ids = [uuid.uuid4() for _ in range(TABLES)]
+    versions = dict.fromkeys(range(TABLES), 0)
+
+    def run(number: int) -> None:
+        table = number % TABLES
+        base = number * size
+        recorder.insert_events(
+            [
+                StoredEvent(
+                    originator_id=ids[table],
+                    originator_version=versions[table] + i + 1,
+                    topic="wager_placed",
+                    state=json.dumps(payload(base + i)).encode(),
+                )
+                for i in range(size)
+            ]
+        )
+        versions[table] += size
+
+    return timed(batches, size, run)
+
+
+def peer_read(recorder: Any) -> dict[str, float]:
+    started = time.perf_counter()
+    start, count = 1, 0
+    while batch := recorder.select_notifications(start, 10_000):
+        count += len(batch)
+        for notification in batch:
+            json.loads(notification.state)
+        start = batch[-1].id + 1
+    return {"events": count, "events_per_s": round(count / (time.perf_counter() - started), 1)}
+
+
+# -- engines --------------------------------------------------------------------------------
+
+
+def sqlite_pair(folder: Path) -> tuple[Any, Any]:
+    from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
+
+    ours = open_store(f"sqlite:///{folder / 'ours.db'}")
+    datastore = SQLiteDatastore(str(folder / "peer.db"))
+    peer = SQLiteApplicationRecorder(datastore)
+    peer.create_table()
+    return ours, peer
+
+
+def postgres_pair(schema: str) -> tuple[Any, Any]:
+    import psycopg
+    from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG)
+    with psycopg.connect(
+        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
+        autocommit=True,
+    ) as admin:  # fmt: skip
+        admin.execute(f"CREATE SCHEMA {schema}")
+    ours_url = url.update_query_dict({"options": f"-csearch_path={schema}"})
+    migrate.upgrade(ours_url.render_as_string(hide_password=False))
+    ours = open_store(ours_url.render_as_string(hide_password=False), signing_key=Signer.generate())
+    datastore = PostgresDatastore(
+        url.database or "test", url.host or "127.0.0.1", url.port or 5432,
+        url.username or "postgres", url.password or "", schema=schema,
+    )  # fmt: skip
+    peer = PostgresApplicationRecorder(datastore)
+    peer.create_table()
+    return ours, peer
+
+
+def drop_schema(schema: str) -> None:
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG)
+    with psycopg.connect(
+        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
+        autocommit=True,
+    ) as admin:  # fmt: skip
+        admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def measure(engine: str, ours: Any, peer: Any, commands: int, single: int) -> dict[str, Any]:
+    # Warm both (connections, prepared statements, page cache) before timing.
+    ours_writes(ours, 20, ROUND, "warm")
+    peer_writes(peer, 20, ROUND)
+    figures: dict[str, Any] = {}
+    figures["ours_command"] = ours_writes(ours, commands, ROUND, "round")
+    figures["peer_command"] = peer_writes(peer, commands, ROUND)
+    figures["ours_event"] = ours_writes(ours, single, 1, "single")
+    figures["peer_event"] = peer_writes(peer, single, 1)
+    figures["ours_read"] = ours_read(ours)
+    figures["peer_read"] = peer_read(peer)
+    for kind in ("command", "event", "read"):
+        figures[f"ratio_{kind}"] = round(
+            figures[f"ours_{kind}"]["events_per_s"] / figures[f"peer_{kind}"]["events_per_s"], 2
+        )
+    return figures
+
+
+def show(engine: str, figures: dict[str, Any]) -> None:
+    print(f"\n{engine}")
+    for kind in ("command", "event"):
+        for who in ("ours", "peer"):
+            f = figures[f"{who}_{kind}"]
+            print(
+                f"  {kind:8} {who:5} {f['events_per_s']:>10,.0f} events/s "
+                f"{f['tx_per_s']:>9,.0f} tx/s  p50 {f['p50_ms']:.3f} ms  p99 {f['p99_ms']:.3f} ms"
+            )
+        print(f"  {kind:8} ours / eventsourcing: {figures[f'ratio_{kind}']}x")
+    for who in ("ours", "peer"):
+        f = figures[f"{who}_read"]
+        print(f"  read     {who:5} {f['events_per_s']:>10,.0f} events/s ({f['events']} events)")
+    print(f"  read     ours / eventsourcing: {figures['ratio_read']}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commands", type=int, default=300, help="30-event commands per side")
+    parser.add_argument("--single", type=int, default=1500, help="one-event transactions")
+    parser.add_argument("--replay", type=int, default=100_000, help="events in the replay log")
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args()
+    result: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        ours, peer = sqlite_pair(Path(folder))
+        result["sqlite"] = measure("SQLite", ours, peer, args.commands, args.single)
+        show("SQLite (WAL, synchronous=FULL)", result["sqlite"])
+        ours.close()
+
+        replay_store = open_store(f"sqlite:///{Path(folder) / 'replay.db'}")
+        for number in range(args.replay // ROUND):
+            table = f"table-{number % TABLES}"
+            replay_store.append(
+                table,
+                (number // TABLES) * ROUND,
+                new_events(number * ROUND, ROUND),
+                f"r-{number}",
+                checkpoint=True,
+            )
+        result["sqlite_replay"] = ours_replay(replay_store)
+        replay_store.close()
+        rate = result["sqlite_replay"]["events_per_s"]
+        print(f"  replay   ours  {rate:>10,.0f} events/s (read + verify chain + fold, best of 3)")
+    if not args.no_postgres:
+        schema = f"bench_{os.getpid()}"
+        try:
+            ours, peer = postgres_pair(schema)
+            result["postgresql"] = measure("PostgreSQL", ours, peer, args.commands, args.single)
+            show("PostgreSQL (psycopg 3, loopback)", result["postgresql"])
+            ours.close()
+            peer.datastore.close()
+        finally:
+            drop_schema(schema)
+    print(json.dumps(result, separators=(",", ":")))
+
+
+if __name__ == "__main__":
+    main()

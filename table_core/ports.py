@@ -1,0 +1,249 @@
+"""What the core needs from outside: the event store port, its envelopes and its errors.
+
+The store is generic over event envelopes: it knows an event's type, schema version, payload (JSON
+values), actor and time, never what a wager or a deal means. A table's stream id is the table id;
+a ``system`` stream is just another stream id. Times are given by the caller (the application
+service reads the clock), so nothing here looks outside its arguments.
+
+Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+JSONValue: TypeAlias = "bool | int | str | list[JSONValue] | dict[str, JSONValue] | None"
+Payload: TypeAlias = dict[str, JSONValue]
+
+# Integers outside a signed 64-bit range are refused: an auditor's tool in any language must read
+# every amount exactly, and no chip count comes near it.
+_INT_LIMIT = 2**63
+
+GENESIS_VERSION = 0
+
+
+class StoreError(Exception):
+    """Anything the event store refuses or cannot do; nothing was written when it is raised."""
+
+
+class InvalidEvent(StoreError, ValueError):
+    """An envelope or append request the store cannot record as given (a float, a naive time, …)."""
+
+
+class ConcurrencyError(StoreError):
+    """The stream moved on since the writer read it: reload the table and decide again."""
+
+    def __init__(self, stream_id: str, expected_version: int, actual_version: int) -> None:
+        super().__init__(
+            f"stream {stream_id!r} is at version {actual_version}, not {expected_version}: "
+            "another command changed it first; reload and retry"
+        )
+        self.stream_id = stream_id
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+
+
+class CommandIdConflict(StoreError):
+    """A command id already recorded for another stream: ids must be unique per command."""
+
+    def __init__(self, command_id: str, recorded_stream: str, requested_stream: str) -> None:
+        super().__init__(
+            f"command {command_id!r} was already recorded on stream {recorded_stream!r}, "
+            f"it cannot also append to {requested_stream!r}"
+        )
+        self.command_id = command_id
+        self.recorded_stream = recorded_stream
+        self.requested_stream = requested_stream
+
+
+class SigningKeyMissing(StoreError):
+    """A signed checkpoint was asked for but the store has no signing key configured."""
+
+
+class TamperDetected(StoreError):
+    """Verification found an event or checkpoint that does not hold (``finding`` says which)."""
+
+    def __init__(self, message: str, finding: object) -> None:
+        super().__init__(message)
+        self.finding = finding
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who caused an event: a dealer, a pit boss, a player terminal, the system, …"""
+
+    id: str
+    role: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise InvalidEvent("an actor needs a non-empty id")
+        if not isinstance(self.role, str) or not self.role:
+            raise InvalidEvent("an actor needs a non-empty role")
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event a command produced, not yet recorded. Checked here, so every store refuses alike."""
+
+    type: str
+    schema_version: int
+    payload: Mapping[str, Any]
+    actor: Actor
+    at: datetime
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.type, str) or not self.type:
+            raise InvalidEvent("an event needs a non-empty type")
+        if type(self.schema_version) is not int or self.schema_version < 1:
+            raise InvalidEvent(f"{self.type}: schema_version is an integer from 1")
+        if not isinstance(self.actor, Actor):
+            raise InvalidEvent(f"{self.type}: actor must be an Actor")
+        if not isinstance(self.at, datetime) or self.at.utcoffset() is None:
+            raise InvalidEvent(f"{self.type}: the event time must be a timezone-aware datetime")
+        if not isinstance(self.payload, Mapping):
+            raise InvalidEvent(f"{self.type}: the payload must be a JSON object")
+        check_json(self.payload, self.type)
+
+
+def check_json(value: object, where: str) -> None:
+    """Refuse anything that is not a plain JSON value: floats above all (money is integers)."""
+    kind = type(value)
+    if kind is dict or isinstance(value, Mapping):
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str:
+                raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
+            # The common leaves inline: this runs for every value of every event appended.
+            leaf = type(item)
+            if leaf is str or leaf is bool or item is None:
+                continue
+            if leaf is int and -_INT_LIMIT < item < _INT_LIMIT:
+                continue
+            check_json(item, where)
+        return
+    if kind is list or kind is tuple:
+        for item in value:  # type: ignore[attr-defined]
+            check_json(item, where)
+        return
+    if kind is str or kind is bool or value is None:
+        return
+    if kind is int:
+        if not -_INT_LIMIT < value < _INT_LIMIT:  # type: ignore[operator]
+            raise InvalidEvent(f"{where}: integer {value} is outside the signed 64-bit range")
+        return
+    if kind is float:
+        raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
+    raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedEvent:
+    """An event as the store holds it: its global position, its place in its stream, its hashes.
+
+    ``payload`` and ``schema_version`` are the upcast ones (the newest schema); ``hash`` covers the
+    bytes as they were stored, which the verifier checks, not these.
+    """
+
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    payload: Payload
+    actor: Actor
+    at: datetime
+    command_id: str
+    prev_hash: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A signature over the global chain head: everything up to ``position`` is as signed."""
+
+    position: int
+    hash: str
+    at: datetime
+    key_id: str
+    signature: str
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """The append-only event store the application service writes through.
+
+    ``append`` is all-or-nothing: every event of the command is recorded, with versions
+    ``expected_version + 1 …``, or nothing is (``ConcurrencyError`` when the stream is not at
+    ``expected_version``). A ``command_id`` seen before on the same stream returns the events it
+    produced then and writes nothing. ``checkpoint=True`` also signs the chain head after the
+    append (the end of a round).
+    """
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        *,
+        checkpoint: bool = False,
+    ) -> list[RecordedEvent]: ...
+
+    def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]: ...
+
+    def read_all(
+        self, after_position: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]: ...
+
+    def stream_version(self, stream_id: str) -> int: ...
+
+    def events_of_command(self, command_id: str) -> list[RecordedEvent] | None: ...
+
+    def checkpoint(self, at: datetime) -> Checkpoint: ...
+
+    def checkpoints(self) -> list[Checkpoint]: ...
+
+    def close(self) -> None: ...
+
+
+Upcaster: TypeAlias = Callable[[Payload], Payload]
+
+
+class Upcasters:
+    """Schema evolution: step functions from (type, version n) to version n + 1, applied on read.
+
+    A stored event is never rewritten (the store is append-only and its bytes are hashed); old
+    payloads are lifted to the newest shape every time they are read.
+    """
+
+    def __init__(self) -> None:
+        self._steps: dict[tuple[str, int], Upcaster] = {}
+
+    def add(self, event_type: str, from_version: int, step: Upcaster) -> None:
+        key = (event_type, from_version)
+        if key in self._steps:
+            raise ValueError(f"an upcaster for {event_type} v{from_version} is already registered")
+        self._steps[key] = step
+
+    def register(self, event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+        def decorate(step: Upcaster) -> Upcaster:
+            self.add(event_type, from_version, step)
+            return step
+
+        return decorate
+
+    def __bool__(self) -> bool:
+        return bool(self._steps)
+
+    def upcast(self, event_type: str, version: int, payload: Payload) -> tuple[int, Payload]:
+        """The payload lifted through every registered step, and the version it ends at."""
+        steps = self._steps
+        step = steps.get((event_type, version))
+        while step is not None:
+            payload = step(payload)
+            version += 1
+            step = steps.get((event_type, version))
+        return version, payload

@@ -1,0 +1,93 @@
+"""A real PostgreSQL for integration tests: 127.0.0.1:5432, user postgres, database ``test``.
+
+Each test gets a fresh schema named after the run (pid + random), all dropped at the end of the
+run (and those of killed runs at the start of the next), so runs never collide and tests never see
+each other's events. Without a reachable server the PostgreSQL
+tests are SKIPPED locally and FAIL when ``CI=true``: CI must never skip them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import secrets
+from collections.abc import Iterator
+
+import pytest
+
+ADMIN_URL = os.environ.get("PAIGOW_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PREFIX = "paigow_t_"
+_schemas = itertools.count(1)
+
+
+def _admin_connection():  # type: ignore[no-untyped-def]
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(ADMIN_URL)
+    return psycopg.connect(
+        host=url.host,
+        port=url.port or 5432,
+        user=url.username,
+        password=url.password,
+        dbname=url.database,
+        autocommit=True,
+        connect_timeout=3,
+    )
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """The URL of the ``test`` database and this run's schema prefix (``URL#prefix``).
+
+    Schemas, not databases: CREATE/DROP DATABASE force a checkpoint, seconds on a busy disk."""
+    try:
+        admin = _admin_connection()
+    except Exception as error:
+        message = f"PostgreSQL is not reachable at {ADMIN_URL}: {error}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + " (CI=true: PostgreSQL tests must run, not skip)")
+        pytest.skip(message)
+    with admin:
+        # Schemas of earlier runs that were killed before cleaning up (their pid is gone).
+        for (name,) in admin.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (PREFIX + "%",)
+        ).fetchall():
+            pid = name[len(PREFIX) :].split("_")[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                admin.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    prefix = f"{PREFIX}{os.getpid()}_{secrets.token_hex(3)}_"
+    try:
+        yield f"{ADMIN_URL}#{prefix}"
+    finally:
+        with _admin_connection() as admin:
+            for (name,) in admin.execute(
+                "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (prefix + "%",)
+            ).fetchall():
+                admin.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+
+
+@pytest.fixture
+def pg_url(pg_database: str) -> str:
+    """A fresh, empty schema of its own: the URL puts it first on the search path."""
+    from sqlalchemy.engine import make_url
+
+    base, prefix = pg_database.split("#")
+    schema = f"{prefix}{next(_schemas)}"
+    with _admin_connection() as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    return (
+        make_url(base)
+        .update_query_dict({"options": f"-csearch_path={schema}"})
+        .render_as_string(hide_password=False)
+    )
