@@ -1,0 +1,323 @@
+"""The application service: the only way commands reach the store.
+
+load (fold the table's stream) -> ``table_core.table.decide`` -> append, in one transaction, at
+the version that was loaded. Time, the deck order and the dice are resolved here, before the core
+decides, and recorded in the events (DESIGN.md). Every command and its outcome is logged with
+structlog, bound with table, round, actor and command id; logs never replace events.
+
+Recovery: a table is rebuilt from its committed events alone. A command retried with the same
+command id returns the events it produced the first time and writes nothing (a dealer terminal
+that timed out must not place a bet twice). An electronic deal whose deck or dice are already
+recorded is never drawn again: the round's state says it is dealt, and only the recorded values
+are played.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from adapters.clock import Clock, system_clock
+from adapters.logging import get_logger
+from adapters.system_events import (
+    SYSTEM_STREAM,
+    CommandsRefused,
+    RoundVoidedNoted,
+    RulesProfileChanged,
+    ServiceStarted,
+    ServiceStopped,
+    StoreOpened,
+    VerificationFailed,
+)
+from table_core import commands as c
+from table_core.dealing import DeckAndDiceSource
+from table_core.errors import DomainError
+from table_core.events import Actor, Event, RoundVoided, RulesChanged, event_to_dict, parse_event
+from table_core.ports import Actor as StoreActor
+from table_core.ports import ConcurrencyError, EventStore, NewEvent, RecordedEvent
+from table_core.state import TableState
+from table_core.table import decide, fold
+
+SYSTEM_ACTOR = Actor(id="paigow", role="system")
+#: Events after which the store signs a checkpoint over the chain head (the end of a round).
+_ROUND_ENDS = frozenset({"round_closed", "round_voided"})
+
+
+def software_version() -> str:
+    try:
+        return version("paigow-table")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "unknown"
+
+
+class StoreUnverified(DomainError):
+    """The store failed verification: no table command is accepted until it verifies again."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command did: its recorded events (the first ones, on a retry) and the new state."""
+
+    events: list[RecordedEvent]
+    state: TableState
+    replayed: bool = False
+
+
+def to_new_event(event: Event) -> NewEvent:
+    """A domain event as the store records it: the whole event is the payload, readable alone."""
+    return NewEvent(
+        type=event.type,
+        schema_version=event.schema_version,
+        payload=event_to_dict(event),
+        actor=StoreActor(id=event.actor.id, role=event.actor.role),
+        at=event.at,
+    )
+
+
+def table_events(recorded: Sequence[RecordedEvent]) -> list[Event]:
+    """Domain events from their records (the store has already upcast old schema versions)."""
+    return [parse_event(dict(r.payload)) for r in recorded]
+
+
+class TableService:
+    """Runs table commands through the core and the store; keeps each loaded table in memory.
+
+    ``verify`` is called by :meth:`start` (and may be called again): it returns ``None`` when the
+    store verifies, or a finding object with ``position``, ``stream_id``, ``problem`` and
+    ``detail``. While a verification has failed, table commands are refused.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        clock: Clock = system_clock,
+        source: DeckAndDiceSource | None = None,
+        verify: Callable[[], Any] | None = None,
+        store_name: str = "store",
+        schema_revision: str | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.source = source
+        self._verify = verify
+        self._store_name = store_name
+        self._schema_revision = schema_revision
+        self._tables: dict[str, TableState] = {}
+        self._system_version: int | None = None
+        self.refusing: str | None = None
+        self.log = get_logger(store=store_name)
+
+    # --- lifecycle and the system stream -----------------------------------------------------
+
+    def start(self) -> None:
+        """Record that the service started and which store it opened; verify the store."""
+        now = self.clock()
+        self._system(
+            [
+                ServiceStarted(at=now, software_version=software_version(), store=self._store_name),
+                StoreOpened(at=now, store=self._store_name, schema_revision=self._schema_revision),
+            ]
+        )
+        self.log.info("service_started", schema_revision=self._schema_revision)
+        self.check_store()
+
+    def stop(self) -> None:
+        self._system([ServiceStopped(at=self.clock())])
+        self.log.info("service_stopped")
+
+    def check_store(self) -> bool:
+        """Verify the store; on a failure record it and refuse table commands until it holds."""
+        if self._verify is None:
+            return True
+        finding = self._verify()
+        if finding is None:
+            self.refusing = None
+            return True
+        now = self.clock()
+        reason = f"store failed verification at {finding}"
+        self._system(
+            [
+                VerificationFailed(
+                    at=now,
+                    position=finding.position,
+                    stream_id=finding.stream_id,
+                    problem=finding.problem,
+                    detail=finding.detail,
+                ),
+                CommandsRefused(at=now, reason=reason),
+            ]
+        )
+        self.refusing = reason
+        self.log.error("verification_failed", finding=str(finding))
+        return False
+
+    def _system(self, events: Sequence[Any]) -> None:
+        if self._system_version is None:
+            self._system_version = self.store.stream_version(SYSTEM_STREAM)
+        new = [
+            NewEvent(
+                type=e.type,
+                schema_version=e.schema_version,
+                payload=e.model_dump(mode="json"),
+                actor=StoreActor(id=e.actor_id, role=e.actor_role),
+                at=e.at,
+            )
+            for e in events
+        ]
+        command_id = f"system:{self._system_version + 1}:{events[0].at.isoformat()}"
+        try:
+            self.store.append(SYSTEM_STREAM, self._system_version, new, command_id)
+        except ConcurrencyError:  # another service instance wrote meanwhile: reread and retry once
+            self._system_version = self.store.stream_version(SYSTEM_STREAM)
+            command_id = f"system:{self._system_version + 1}:{events[0].at.isoformat()}"
+            self.store.append(SYSTEM_STREAM, self._system_version, new, command_id)
+        self._system_version += len(new)
+
+    # --- tables ------------------------------------------------------------------------------
+
+    def now(self) -> Any:
+        return self.clock()
+
+    def load(self, table_id: str) -> TableState:
+        """The table's state: the fold of its committed events (kept in memory once loaded)."""
+        state = self._tables.get(table_id)
+        if state is None:
+            state = fold(table_events(self.store.read_stream(table_id)))
+            self._tables[table_id] = state
+        return state
+
+    def forget(self, table_id: str) -> None:
+        self._tables.pop(table_id, None)
+
+    def execute(self, table_id: str, command: c.Command, command_id: str) -> CommandResult:
+        """Decide ``command`` against the table and append its events, all or none."""
+        log = self.log.bind(
+            table_id=table_id,
+            command=type(command).__name__,
+            command_id=command_id,
+            actor=command.actor.id,
+            role=command.actor.role,
+        )
+        if self.refusing:
+            log.warning("command_refused", reason=self.refusing)
+            raise StoreUnverified(f"commands are refused: {self.refusing}")
+        state = self.load(table_id)
+        round_number = state.round.number if state.round else None
+        try:
+            events = decide(state, command)
+        except DomainError as error:
+            # A retry of a command already recorded meets a table that has moved on: answer the
+            # first outcome. Looked up only on a refusal, so a first try costs no extra query.
+            earlier = self.store.events_of_command(command_id)
+            if earlier is not None:
+                log.info("command_replayed", events=len(earlier))
+                return CommandResult(earlier, state, replayed=True)
+            log.info("command_rejected", round=round_number, rule=error.rule, error=error.message)
+            raise
+        new = [to_new_event(e) for e in events]
+        try:
+            recorded = self.store.append(
+                table_id,
+                state.version,
+                new,
+                command_id,
+                checkpoint=any(e.type in _ROUND_ENDS for e in events),
+            )
+        except ConcurrencyError:
+            self.forget(table_id)  # another writer moved the table on: reload next time
+            log.warning("command_conflict", round=round_number, expected_version=state.version)
+            raise
+        if recorded and recorded[0].version != state.version + 1:
+            # The store already held this command id: it answered the first outcome and wrote
+            # nothing. Reload, since our view of the table was stale.
+            self.forget(table_id)
+            log.info("command_replayed", events=len(recorded))
+            return CommandResult(recorded, self.load(table_id), replayed=True)
+        state = fold(events, state)
+        self._tables[table_id] = state
+        log.info(
+            "command_done",
+            round=state.round.number if state.round else round_number,
+            events=len(events),
+            version=state.version,
+        )
+        self._note_significant(events)
+        return CommandResult(recorded, state)
+
+    def _note_significant(self, events: Sequence[Event]) -> None:
+        notes: list[Any] = []
+        for e in events:
+            if isinstance(e, RulesChanged):
+                notes.append(
+                    RulesProfileChanged(
+                        at=e.at,
+                        table_id=e.table_id,
+                        profile_version=e.rules.version,
+                        reason=e.reason,
+                        actor_id=e.actor.id,
+                        actor_role=e.actor.role,
+                    )
+                )
+            elif isinstance(e, RoundVoided):
+                notes.append(
+                    RoundVoidedNoted(
+                        at=e.at,
+                        table_id=e.table_id,
+                        round=e.round,
+                        reason=e.reason,
+                        actor_id=e.actor.id,
+                        actor_role=e.actor.role,
+                    )
+                )
+        if notes:
+            self._system(notes)
+
+    # --- electronic dealing --------------------------------------------------------------------
+
+    def deal_electronic(self, table_id: str, actor: Actor, command_id: str) -> CommandResult:
+        """Draw a deck from the table's source and deal it, unless this round is already dealt."""
+        return self._draw(
+            table_id,
+            "bets_closed",
+            command_id,
+            lambda src: c.DealCards(
+                deck=list(src.shuffled_deck()), source="electronic", actor=actor, at=self.clock()
+            ),
+        )
+
+    def roll_dice_electronic(self, table_id: str, actor: Actor, command_id: str) -> CommandResult:
+        """Roll the source's dice for the dealt round, unless they are already recorded."""
+        return self._draw(
+            table_id,
+            "dealt",
+            command_id,
+            lambda src: c.RollDice(faces=src.roll_dice(), actor=actor, at=self.clock()),
+        )
+
+    def _draw(
+        self,
+        table_id: str,
+        phase: str,
+        command_id: str,
+        build: Callable[[DeckAndDiceSource], c.Command],
+    ) -> CommandResult:
+        earlier = self.store.events_of_command(command_id)
+        if earlier is not None:
+            return CommandResult(earlier, self.load(table_id), replayed=True)
+        if self.source is None:
+            raise DomainError("this table has no deck-and-dice source: report the deal instead")
+        state = self.load(table_id)
+        if state.phase != phase:
+            # Drawing again after a crash would change a deal already recorded: refuse, naming
+            # the state, exactly as the core refuses a command in the wrong state.
+            raise DomainError(f"cannot draw now: the round is {state.phase}, not {phase}")
+        return self.execute(table_id, build(self.source), command_id)
+
+
+def with_time(command: c.Command, at: Any) -> c.Command:
+    """The same command stamped with ``at`` (for callers that build commands before the clock)."""
+    return dataclasses.replace(command, at=at)

@@ -1,0 +1,90 @@
+"""Events of the ``system`` stream: what a regulator expects in the log besides the tables' events.
+
+Frozen pydantic models with a stable ``type`` and a ``schema_version``, stored through the same
+append-only store (stream id ``system``) so they are hashed, chained and signed like the rest.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+SYSTEM_STREAM = "system"
+
+
+class _SystemEvent(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = 1
+    at: datetime
+    actor_id: str = "paigow"
+    actor_role: str = "system"
+
+
+class ServiceStarted(_SystemEvent):
+    type: Literal["service_started"] = "service_started"
+    software_version: str
+    store: str
+
+
+class ServiceStopped(_SystemEvent):
+    type: Literal["service_stopped"] = "service_stopped"
+
+
+class StoreOpened(_SystemEvent):
+    type: Literal["store_opened"] = "store_opened"
+    store: str
+    schema_revision: str | None
+
+
+class RulesProfileChanged(_SystemEvent):
+    """Mirrors a table's ``rules_changed``, so the system log lists every change of rules."""
+
+    type: Literal["rules_profile_changed"] = "rules_profile_changed"
+    table_id: str
+    profile_version: int
+    reason: str
+
+
+class RoundVoidedNoted(_SystemEvent):
+    """Mirrors a table's ``round_voided`` (a misdeal is a significant event for a regulator)."""
+
+    type: Literal["round_voided"] = "round_voided"
+    table_id: str
+    round: int
+    reason: str
+
+
+class VerificationFailed(_SystemEvent):
+    type: Literal["verification_failed"] = "verification_failed"
+    position: int
+    stream_id: str | None
+    problem: str
+    detail: str
+
+
+class CommandsRefused(_SystemEvent):
+    """The service refuses table commands until the store verifies again."""
+
+    type: Literal["commands_refused"] = "commands_refused"
+    reason: str
+
+
+SystemEvent = Annotated[
+    ServiceStarted
+    | ServiceStopped
+    | StoreOpened
+    | RulesProfileChanged
+    | RoundVoidedNoted
+    | VerificationFailed
+    | CommandsRefused,
+    Field(discriminator="type"),
+]
+
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(SystemEvent)
+
+
+def parse_system_event(payload: dict[str, Any]) -> Any:
+    return _ADAPTER.validate_python(payload)
