@@ -87,6 +87,17 @@ class PlaceBet(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class PlaceSideBet(Command):
+    """A side bet with the seat's hand (R-VAR-2..6): ``bet`` is ``fortune``,
+    ``emperors_treasure``, ``insurance`` or ``progressive`` (whose ``amount`` is the table's fixed
+    wager)."""
+
+    player_id: str
+    bet: str
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class CloseBets(Command):
     pass
 

@@ -30,6 +30,7 @@ from pydantic import (
 from table_core.cards import FULL_DECK, card_text
 from table_core.errors import DomainError
 from table_core.rules import TableRules
+from table_core.variants import Variant
 
 ActorRole = Literal["dealer", "floor", "player", "system", "cage"]
 
@@ -177,7 +178,9 @@ class BetPlaced(_RoundEvent):
 
 
 class SideBetPlaced(_RoundEvent):
-    """Room for side bets (R-VAR-2): always banked by the house, settled in the same round."""
+    """A side bet (R-VAR-2..6) with the seat's hand: banked by the house whoever banks (R-BANK-5),
+    settled in the same round. ``bet``: ``fortune``, ``emperors_treasure``, ``insurance`` or
+    ``progressive`` (a fixed wager, locked when bets close)."""
 
     type: Literal["side_bet_placed"] = "side_bet_placed"
     seat: Seat
@@ -187,7 +190,8 @@ class SideBetPlaced(_RoundEvent):
 
 
 class WagerReturned(_RoundEvent):
-    """A wager a player-banker cannot cover, returned before the deal ("no action", R-BANK-3)."""
+    """A wager a player-banker cannot cover, returned before the deal ("no action", R-BANK-3);
+    ``kind="side"``: a side bet ``bet`` of that seat, returned with its main wager."""
 
     type: Literal["wager_returned"] = "wager_returned"
     seat: Seat | None
@@ -196,6 +200,8 @@ class WagerReturned(_RoundEvent):
     amount: Amount
     reason: Literal["no_action"] = "no_action"
     clause: str = "R-BANK-3"
+    kind: Literal["main", "side"] = "main"
+    bet: str | None = None
 
 
 class BetsClosed(_RoundEvent):
@@ -351,10 +357,22 @@ class BankerResult(BaseModel):
     net: Int
 
 
+#: Why the banker's hand decided every main wager of the round (R-VAR-1), as ``round_settled``
+#: records it: the variant, the banker hand and what it did.
+VariantOverride = Literal[
+    "ez_queen_high_push", "ez_queen_high_banker_wins", "commission_free_nine_high_push"
+]
+
+
 class RoundSettled(_RoundEvent):
+    """Every main wager settled; ``variant`` is the round's (R-VAR-1) and ``override`` names the
+    banker hand that pushed (or took) every main wager, ``None`` when R-PAY-1 decided."""
+
     type: Literal["round_settled"] = "round_settled"
     results: tuple[SeatResult, ...]
     banker: BankerResult
+    variant: Variant = "commission"
+    override: VariantOverride | None = None
 
 
 class CommissionTaken(_RoundEvent):
@@ -376,8 +394,11 @@ class CommissionTaken(_RoundEvent):
 
 
 class SideBetSettled(_RoundEvent):
-    """Room for side bets (R-VAR-2): the pay-table ``line`` hit (``None``: lost) and the payout
-    (``pays`` to 1 times the amount; ``-amount`` on a loss)."""
+    """A side bet settled on the seven cards (R-VAR-2): the ``line`` hit (``None``: lost), what it
+    pays "to 1" (0 when lost, and for the progressive, which pays amounts) and ``payout``, the
+    player's chips change beyond the bet returned (``pays x amount``; ``-amount`` on a loss; for
+    the progressive the amount won minus the fixed wager). ``from_meter`` is the part of a
+    progressive win the meter paid (R-VAR-6)."""
 
     type: Literal["side_bet_settled"] = "side_bet_settled"
     seat: Seat
@@ -387,6 +408,41 @@ class SideBetSettled(_RoundEvent):
     line: str | None
     pays: Money
     payout: Int
+    pay_table: str | None = None
+    from_meter: Money = 0
+
+
+class EnvyPaid(_RoundEvent):
+    """Fortune's Envy bonus (R-VAR-3): ``player_id`` at ``seat``, whose Fortune bet qualifies, is
+    paid ``amount`` by the house for another player's hand at ``from_seat`` holding ``line``."""
+
+    type: Literal["envy_paid"] = "envy_paid"
+    seat: Seat
+    player_id: str
+    from_seat: Seat
+    from_player_id: str | None
+    line: str
+    amount: Amount
+    clause: str = "R-VAR-3"
+
+
+class MeterChanged(_Event):
+    """The progressive meter moved (R-VAR-6: every meter change is an event).
+
+    ``amount`` is the change (signed) and ``meter`` the value after it. ``reason``: ``seed`` (the
+    house funds the meter up to the table's reset value, a table fact), ``contribution`` (a locked
+    wager's share), ``hit`` (a share paid to ``seat`` for ``line``), ``reset`` (the house re-seeds
+    a meter a hit took below its reset value), ``return`` (a voided round's contribution back out).
+    """
+
+    type: Literal["meter_changed"] = "meter_changed"
+    reason: Literal["seed", "contribution", "hit", "reset", "return"]
+    amount: Int
+    meter: Money
+    seat: Seat | None = None
+    player_id: str | None = None
+    line: str | None = None
+    clause: str = "R-VAR-6"
 
 
 class ReturnedWager(BaseModel):
@@ -436,6 +492,8 @@ Event = Annotated[
     | RoundSettled
     | CommissionTaken
     | SideBetSettled
+    | EnvyPaid
+    | MeterChanged
     | RoundVoided
     | RoundClosed,
     Field(discriminator="type"),
@@ -466,6 +524,8 @@ EVENT_TYPES: tuple[type[_Event], ...] = (
     RoundSettled,
     CommissionTaken,
     SideBetSettled,
+    EnvyPaid,
+    MeterChanged,
     RoundVoided,
     RoundClosed,
 )

@@ -5,11 +5,20 @@ Frozen pydantic models, so a profile can be recorded whole in an event and compa
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from table_core.hands import WheelRank
+from table_core.side_bets.pay_tables import SideBetRules
+from table_core.variants import VARIANTS, QueenHighPaiGow, Variant
 
 CommissionMode = Literal["percent", "flat", "flat_always"]
 RoundingDirection = Literal["half_up", "up", "down"]
@@ -47,18 +56,16 @@ class HouseRules(BaseModel):
     commission: CommissionRules = CommissionRules()
 
 
-# --- the table's full rules profile (R-BANK-1..2, R-VAR-1..2), versioned ------------------------
+# --- the table's full rules profile (R-BANK-1..2, R-VAR-1..6), versioned ------------------------
 
 BankingMode = Literal["dealer", "rotating"]
-Variant = Literal["commission", "ez", "commission_free"]
-QueenHighPaiGow = Literal["push", "banker_wins"]
 
-#: The variants this version of the core can deal (R-VAR-1); the others are a later issue.
-SUPPORTED_VARIANTS: tuple[Variant, ...] = ("commission",)
+#: The variants this core deals (R-VAR-1): all three.
+SUPPORTED_VARIANTS: tuple[Variant, ...] = VARIANTS
 
 
 class TableLimits(BaseModel):
-    """Main-wager limits in minor units: a bet must lie within ``min_bet..max_bet``."""
+    """Wager limits in minor units: a bet must lie within ``min_bet..max_bet``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -72,22 +79,9 @@ class TableLimits(BaseModel):
         return self
 
 
-class PayLine(BaseModel):
-    """One row of a side-bet pay table: the line and what it pays "to 1" (R-VAR-2)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    line: str = Field(min_length=1)
-    pays: int = Field(ge=0)
-
-
-class SideBetPayTable(BaseModel):
-    """A side bet's pay table as data in the profile (R-VAR-2); settling it is a later issue."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    bet: str = Field(min_length=1)
-    lines: tuple[PayLine, ...] = ()
+#: Limits of the "to 1" side bets (Fortune, Emperor's Treasure, Insurance); the rulebook names
+#: none, so these are a house choice: 1.00 .. 100.00 (the progressive's wager is fixed instead).
+DEFAULT_SIDE_BET_LIMITS = TableLimits(min_bet=100, max_bet=10_000)
 
 
 class TableRules(BaseModel):
@@ -110,7 +104,27 @@ class TableRules(BaseModel):
     limits: TableLimits = TableLimits()
     variant: Variant = "commission"
     queen_high_pai_gow: QueenHighPaiGow = "push"
-    side_bets: tuple[SideBetPayTable, ...] = ()
+    side_bets: SideBetRules = SideBetRules()
+    side_bet_limits: TableLimits = DEFAULT_SIDE_BET_LIMITS
+
+    @field_validator("side_bets", mode="before")
+    @classmethod
+    def _no_side_bets_of_old(cls, value: Any) -> Any:
+        # The first profiles held a placeholder list of pay tables that nothing ever offered or
+        # settled; the empty list they all stored reads as "no side bets offered".
+        if isinstance(value, list | tuple):
+            if value:
+                raise ValueError("a list of side-bet pay tables is the retired placeholder form")
+            return SideBetRules()
+        return value
+
+    @field_serializer("side_bets", when_used="json")
+    def _side_bets_in_order(self, value: SideBetRules) -> dict[str, Any]:
+        # ``offered`` is a frozenset: sorted here so one profile always gives the same JSON (the
+        # store hashes payloads; a set's order changes from one process to the next).
+        data: dict[str, Any] = value.model_dump(mode="json")
+        data["offered"] = sorted(value.offered)
+        return data
 
     @property
     def house_wager_amount(self) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from table_core.cards import FULL_DECK, Card, card_text
-from table_core.dealing import DEALER_PLACE, Deal
+from table_core.dealing import DEALER_PLACE, Deal, position_of
 from table_core.errors import DomainError
 from table_core.events import (
     BankAccepted,
@@ -25,10 +25,12 @@ from table_core.events import (
     ChipsCashedOut,
     CommissionTaken,
     DiceRolled,
+    EnvyPaid,
     Event,
     FoulReset,
     HandForfeited,
     HandSet,
+    MeterChanged,
     PlayerLeft,
     PlayerSeated,
     RoundClosed,
@@ -80,6 +82,8 @@ class Wager:
 
 @dataclass(frozen=True, slots=True)
 class SideBet:
+    """A side bet on the layout (R-VAR-2); ``bet`` is the side bet's name (``fortune``…)."""
+
     bet: str
     amount: int
     player_id: str
@@ -108,6 +112,8 @@ class RoundState:
     wagers: Mapping[int, Wager] = field(default_factory=dict)
     returned: Mapping[int, Wager] = field(default_factory=dict)
     side_bets: Mapping[int, tuple[SideBet, ...]] = field(default_factory=dict)
+    #: Seat -> what its locked progressive wager put in the meter (R-VAR-6), for a void to return.
+    contributions: Mapping[int, int] = field(default_factory=dict)
     deal: Deal | None = None
     dice: tuple[int, int, int] | None = None
     first_position: int | None = None
@@ -133,10 +139,24 @@ class RoundState:
     def all_players_set(self) -> bool:
         return all(place in self.played for place in self.player_places())
 
+    def side_bets_in_order(self) -> list[tuple[int, SideBet]]:
+        """Every side bet on the layout as ``(seat, bet)``, in position order from the banker and,
+        at one seat, in the order placed."""
+        seats = sorted(self.side_bets, key=lambda seat: position_of(seat, self.banker_place))
+        return [(seat, bet) for seat in seats for bet in self.side_bets[seat]]
+
 
 @dataclass(frozen=True, slots=True)
 class TableState:
-    """Everything a table knows; ``version`` is the number of events folded into it."""
+    """Everything a table knows; ``version`` is the number of events folded into it.
+
+    Money: ``house_result`` is all the house won or lost (main wagers, side bets, Envy, the
+    progressive), so players' chips + ``cashed_out`` + ``chips_in_play()`` + ``house_result`` +
+    ``commission`` = ``bought_in``. ``meter`` is the part of the house's money set aside for the
+    progressive (R-VAR-6): moving money into it or out of it changes no result. ``meter_seeded`` is
+    what the house itself put in (seeds and re-seeds), so ``meter - meter_seeded`` is what the
+    players' contributions put in less what hits took out.
+    """
 
     table_id: str | None = None
     rules: TableRules | None = None
@@ -151,6 +171,8 @@ class TableState:
     cashed_out: int = 0
     house_result: int = 0
     commission: int = 0
+    meter: int = 0
+    meter_seeded: int = 0
     version: int = 0
 
     @property
@@ -185,7 +207,7 @@ class TableState:
 
 _TABLE_FIELDS = tuple(f.name for f in fields(TableState) if f.name != "round")
 _ROUND_FIELDS = tuple(f.name for f in fields(RoundState))
-_ROUND_MAPPINGS = ("wagers", "returned", "side_bets", "hands", "played")
+_ROUND_MAPPINGS = ("wagers", "returned", "side_bets", "contributions", "hands", "played")
 
 
 class _Draft:
@@ -320,9 +342,23 @@ def _side_bet_placed(d: _Draft, e: SideBetPlaced) -> None:
     d.credit(e.player_id, -e.amount)
 
 
+def _take_side_bet(d: _Draft, seat: int, bet: SideBet) -> None:
+    side_bets = d.round_mapping("side_bets")
+    bets = list(side_bets.get(seat, ()))
+    bets.remove(bet)
+    if bets:
+        side_bets[seat] = tuple(bets)
+    else:
+        side_bets.pop(seat)
+
+
 def _wager_returned(d: _Draft, e: WagerReturned) -> None:
-    place = _place(e.seat)
-    d.round_mapping("returned")[place] = d.round_mapping("wagers").pop(place)
+    if e.kind == "side":  # a side bet goes back with its seat's main wager (R-BANK-3)
+        assert e.seat is not None and e.player_id is not None and e.bet is not None
+        _take_side_bet(d, e.seat, SideBet(e.bet, e.amount, e.player_id))
+    else:
+        place = _place(e.seat)
+        d.round_mapping("returned")[place] = d.round_mapping("wagers").pop(place)
     if e.player_id is not None:
         d.credit(e.player_id, e.amount)
 
@@ -401,12 +437,27 @@ def _commission_taken(d: _Draft, e: CommissionTaken) -> None:
 
 
 def _side_bet_settled(d: _Draft, e: SideBetSettled) -> None:
-    side_bets = d.round_mapping("side_bets")
-    bets = list(side_bets.get(e.seat, ()))
-    bets.remove(SideBet(e.bet, e.amount, e.player_id))
-    side_bets[e.seat] = tuple(bets)
+    _take_side_bet(d, e.seat, SideBet(e.bet, e.amount, e.player_id))
     d.credit(e.player_id, e.amount + e.payout)
-    d.table["house_result"] -= e.payout
+    d.table["house_result"] -= e.payout  # the house banks every side bet (R-BANK-5)
+
+
+def _envy_paid(d: _Draft, e: EnvyPaid) -> None:
+    d.credit(e.player_id, e.amount)
+    d.table["house_result"] -= e.amount
+
+
+def _meter_changed(d: _Draft, e: MeterChanged) -> None:
+    # The meter is house money set aside: no chips move and no result changes here. A hit's
+    # chips move in its side_bet_settled; a contribution was the player's wager, already on the
+    # layout and the house's once the wager is settled.
+    d.table["meter"] += e.amount
+    if e.reason in ("seed", "reset"):
+        d.table["meter_seeded"] += e.amount
+    elif e.reason == "contribution" and e.seat is not None:
+        d.round_mapping("contributions")[e.seat] = e.amount
+    elif e.reason == "return" and e.seat is not None:
+        d.round_mapping("contributions").pop(e.seat, None)
 
 
 def _round_voided(d: _Draft, e: RoundVoided) -> None:
@@ -446,6 +497,8 @@ _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     RoundSettled: _round_settled,
     CommissionTaken: _commission_taken,
     SideBetSettled: _side_bet_settled,
+    EnvyPaid: _envy_paid,
+    MeterChanged: _meter_changed,
     RoundVoided: _round_voided,
     RoundClosed: _round_closed,
 }

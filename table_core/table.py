@@ -13,6 +13,7 @@ A command in the wrong phase raises :class:`WrongState`, which names the phase.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from table_core import commands as c
@@ -54,10 +55,12 @@ from table_core.events import (
     ChipsCashedOut,
     CommissionTaken,
     DiceRolled,
+    EnvyPaid,
     Event,
     FoulReset,
     HandForfeited,
     HandSet,
+    MeterChanged,
     PlayerLeft,
     PlayerSeated,
     ReturnedWager,
@@ -67,24 +70,43 @@ from table_core.events import (
     RoundVoided,
     RulesChanged,
     SeatResult,
+    SideBetPlaced,
+    SideBetSettled,
     StackAssignment,
     StacksAssigned,
     StacksDealt,
     TableOpened,
+    VariantOverride,
     WagerReturned,
 )
 from table_core.hands import five_card_strength, tables_for, two_card_strength
 from table_core.house_ways import get_house_way, set_hand
 from table_core.rules import SUPPORTED_VARIANTS, CommissionRules, TableRules
-from table_core.settlement import settle_main_wager
+from table_core.side_bets import (
+    NOTHING,
+    EnvyHand,
+    envy_payments,
+    meter_contribution,
+    progressive_payout,
+    require_side_bets_playable,
+    settle_side_bet,
+)
 from table_core.split import check_same_cards, make_split, value_split
 from table_core.state import (
     FINISHED,
     RoundState,
+    SideBet,
     TableState,
     Wager,
     evolve,
     fold,
+)
+from table_core.variants import (
+    Override,
+    Variant,
+    settle_main_wager_variant,
+    variant_commission,
+    variant_override,
 )
 
 __all__ = [
@@ -106,6 +128,14 @@ _CAGE_ROLES = frozenset({"cage", "dealer", "floor"})
 _PLAYER_PROXIES = frozenset({"dealer", "floor"})  # may act for a player at a live table
 
 _BASIS = {"percent": "percent_of_win", "flat": "flat_per_win", "flat_always": "flat_per_hand"}
+
+#: How ``round_settled`` names a banker hand that decided every main wager (R-VAR-1).
+_OVERRIDES: dict[tuple[Variant, Override], VariantOverride] = {
+    ("ez", "push"): "ez_queen_high_push",
+    ("ez", "banker_wins"): "ez_queen_high_banker_wins",
+    ("commission_free", "push"): "commission_free_nine_high_push",
+}
+PROGRESSIVE = "progressive"
 
 
 class WrongState(DomainError):
@@ -172,13 +202,40 @@ def _env(s: TableState, cmd: Command) -> dict[str, Any]:
 
 
 def _check_playable(rules: TableRules) -> None:
-    """A profile the table can deal now: a known House Way and a variant this core plays."""
+    """A profile the table can deal now: a known House Way, a known variant, side bets it can pay.
+
+    The profile's own validation already refuses most of this; checking again here also refuses a
+    profile built without validation (``model_construct``), as a domain error naming the clause.
+    """
     get_house_way(rules.hand.house_way)  # raises ConfigurationError (R-HW-1)
     if rules.variant not in SUPPORTED_VARIANTS:
+        known = ", ".join(SUPPORTED_VARIANTS)
+        raise ConfigurationError(f"unknown variant {rules.variant} ({known})", rule="R-VAR-1")
+    if rules.queen_high_pai_gow not in ("push", "banker_wins"):
         raise ConfigurationError(
-            f"variant {rules.variant} is not dealt by this version (only commission)",
+            f"queen_high_pai_gow is push or banker_wins, got {rules.queen_high_pai_gow}",
             rule="R-VAR-1",
         )
+    require_side_bets_playable(rules.side_bets)  # R-VAR-5: no insurance without its pay table
+
+
+def _seed_meter(s: TableState, env: dict[str, Any], rules: TableRules) -> list[Event]:
+    """R-VAR-6: a table that offers the progressive opens its meter at the reset value at least;
+    the house funds the difference (a table fact, ``round=None``)."""
+    table = rules.side_bets.progressive
+    if PROGRESSIVE not in rules.side_bets.offered or table is None or s.meter >= table.reset:
+        return []
+    seed = table.reset - s.meter
+    return [MeterChanged(**env, reason="seed", amount=seed, meter=table.reset)]
+
+
+def _fee_held(rules: TableRules) -> int:
+    """R-PAY-2 ``flat_always``: the fee due on a live wager whatever the result, which a player
+    must keep at hand. The variants without commission charge none (R-VAR-1)."""
+    commission = rules.hand.commission
+    if commission.mode == "flat_always" and rules.variant == "commission":
+        return commission.fee
+    return 0
 
 
 def _held(s: TableState, player_id: str) -> int:
@@ -189,11 +246,8 @@ def _held(s: TableState, player_id: str) -> int:
         return 0
     if r.banker_player == player_id:
         return s.balances.get(player_id, 0)
-    commission = r.rules.hand.commission
-    if commission.mode == "flat_always" and any(
-        w.player_id == player_id for w in r.wagers.values()
-    ):
-        return commission.fee
+    if any(w.player_id == player_id for w in r.wagers.values()):
+        return _fee_held(r.rules)
     return 0
 
 
@@ -206,8 +260,17 @@ def _in_action(s: TableState, player_id: str) -> bool:
     return wagered or player_id in (r.banker_player, offered)
 
 
+def _side_returns(r: RoundState) -> list[ReturnedWager]:
+    return [
+        ReturnedWager(
+            seat=seat, player_id=bet.player_id, amount=bet.amount, kind="side", bet=bet.bet
+        )
+        for seat, bet in r.side_bets_in_order()
+    ]
+
+
 def _returns(r: RoundState) -> tuple[ReturnedWager, ...]:
-    """Every wager still on the layout, as a void returns it."""
+    """Every wager still on the layout, as a void returns it: main wagers, then side bets."""
     main = [
         ReturnedWager(
             seat=None if w.place == DEALER_PLACE else w.place,
@@ -216,14 +279,33 @@ def _returns(r: RoundState) -> tuple[ReturnedWager, ...]:
         )
         for w in r.wagers_in_order()
     ]
-    side = [
-        ReturnedWager(
-            seat=seat, player_id=bet.player_id, amount=bet.amount, kind="side", bet=bet.bet
+    return (*main, *_side_returns(r))
+
+
+def _progressive_of(r: RoundState, seat: int) -> SideBet:
+    return next(bet for bet in r.side_bets[seat] if bet.bet == PROGRESSIVE)
+
+
+def _void(s: TableState, r: RoundState, env: dict[str, Any], reason: str) -> list[Event]:
+    """A void after bets were taken: every bet back, and each locked progressive wager's
+    contribution back out of the meter (R-VAR-6), so the void changes no one's money."""
+    events: list[Event] = [RoundVoided(**env, reason=reason, returned=_returns(r))]
+    meter = s.meter
+    seats = sorted(r.contributions, key=lambda seat: position_of(seat, r.banker_place))
+    for seat in seats:
+        amount = r.contributions[seat]
+        meter -= amount
+        events.append(
+            MeterChanged(
+                **env,
+                reason="return",
+                amount=-amount,
+                meter=meter,
+                seat=seat,
+                player_id=_progressive_of(r, seat).player_id,
+            )
         )
-        for seat, bets in sorted(r.side_bets.items())
-        for bet in bets
-    ]
-    return (*main, *side)
+    return events
 
 
 # --- the table ------------------------------------------------------------------------------------
@@ -234,7 +316,8 @@ def _open_table(s: TableState, cmd: c.OpenTable) -> list[Event]:
         raise WrongState("open the table", s.phase)  # already open
     _require(cmd.actor, frozenset({"floor", "system"}), "open a table")
     _check_playable(cmd.rules)
-    return [TableOpened(table_id=cmd.table_id, actor=cmd.actor, at=cmd.at, rules=cmd.rules)]
+    env = {"table_id": cmd.table_id, "actor": cmd.actor, "at": cmd.at}
+    return [TableOpened(**env, rules=cmd.rules), *_seed_meter(s, env, cmd.rules)]
 
 
 def _change_rules(s: TableState, cmd: c.ChangeRules) -> list[Event]:
@@ -247,14 +330,11 @@ def _change_rules(s: TableState, cmd: c.ChangeRules) -> list[Event]:
     if not cmd.reason.strip():
         raise DomainError("a rules change states its reason")
     _check_playable(cmd.rules)
-    return [
-        RulesChanged(
-            **_env(s, cmd) | {"round": None},
-            rules=cmd.rules,
-            reason=cmd.reason,
-            applies_from_round=s.last_round + 1,
-        )
-    ]
+    env = _env(s, cmd) | {"round": None}
+    changed = RulesChanged(
+        **env, rules=cmd.rules, reason=cmd.reason, applies_from_round=s.last_round + 1
+    )
+    return [changed, *_seed_meter(s, env, cmd.rules)]
 
 
 def _seat_player(s: TableState, cmd: c.SeatPlayer) -> list[Event]:
@@ -399,8 +479,7 @@ def _place_bet(s: TableState, cmd: c.PlaceBet) -> list[Event]:
         raise DomainError(
             f"a bet at this table is {limits.min_bet}..{limits.max_bet}, got {cmd.amount}"
         )
-    commission = r.rules.hand.commission
-    fee = commission.fee if commission.mode == "flat_always" else 0  # due whatever the result
+    fee = _fee_held(r.rules)  # due whatever the result
     balance = s.balances.get(cmd.player_id, 0)
     if cmd.amount + fee > balance:
         extra = f" plus the {fee} fee" if fee else ""
@@ -413,6 +492,73 @@ def _place_bet(s: TableState, cmd: c.PlaceBet) -> list[Event]:
     ]
 
 
+def _place_side_bet(s: TableState, cmd: c.PlaceSideBet) -> list[Event]:
+    """A side bet with the seat's hand, before bets close (R-VAR-2..6). The seat needs a hand in
+    action: its main wager, or the bank (a player-banker plays a hand too, and the house banks
+    side bets whoever banks, R-BANK-5). One bet of each kind per seat per round."""
+    r = _live_round(s, "place a side bet", "open_for_bets")
+    _require_player(cmd.actor, cmd.player_id, "place a side bet")
+    seat = _seat(s, cmd.player_id)
+    side_bets = r.rules.side_bets
+    if cmd.bet not in side_bets.offered:
+        offered = ", ".join(sorted(side_bets.offered)) or "none"
+        raise DomainError(
+            f"this table does not take the {cmd.bet} side bet (offered: {offered})", "R-VAR-2"
+        )
+    if seat not in r.wagers and seat != r.banker_place:
+        raise DomainError(
+            f"seat {seat} has no hand in action: a side bet goes with the main wager", "R-VAR-2"
+        )
+    if any(bet.bet == cmd.bet for bet in r.side_bets.get(seat, ())):
+        raise DomainError(f"seat {seat} already has a {cmd.bet} bet this round")
+    if cmd.bet == PROGRESSIVE:
+        assert side_bets.progressive is not None  # offered only with its table (R-VAR-6)
+        fixed = side_bets.progressive.wager
+        if cmd.amount != fixed:
+            raise DomainError(f"the progressive wager is {fixed}, got {cmd.amount}", "R-VAR-6")
+    else:
+        limits = r.rules.side_bet_limits
+        if not limits.min_bet <= cmd.amount <= limits.max_bet:
+            raise DomainError(
+                f"a {cmd.bet} bet at this table is {limits.min_bet}..{limits.max_bet}, "
+                f"got {cmd.amount}"
+            )
+    balance = s.balances.get(cmd.player_id, 0)
+    free = balance - (_fee_held(r.rules) if seat in r.wagers else 0)
+    if cmd.amount > free:
+        raise DomainError(f"player {cmd.player_id} has {free} free, short of {cmd.amount}")
+    return [
+        SideBetPlaced(
+            **_env(s, cmd), seat=seat, player_id=cmd.player_id, bet=cmd.bet, amount=cmd.amount
+        )
+    ]
+
+
+def _contributions(s: TableState, r: RoundState, env: dict[str, Any]) -> list[Event]:
+    """R-VAR-6: each progressive wager still on the layout is locked as bets close and its share
+    goes to the meter, one event per wager (none for a share of 0: nothing changes)."""
+    table = r.rules.side_bets.progressive
+    if table is None:
+        return []
+    share = meter_contribution(table, 1)
+    events: list[Event] = []
+    meter = s.meter
+    for seat, bet in r.side_bets_in_order():
+        if bet.bet == PROGRESSIVE and share:
+            meter += share
+            events.append(
+                MeterChanged(
+                    **env,
+                    reason="contribution",
+                    amount=share,
+                    meter=meter,
+                    seat=seat,
+                    player_id=bet.player_id,
+                )
+            )
+    return events
+
+
 def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
     r = _live_round(s, "close bets", "open_for_bets")
     _require(cmd.actor, _DEALER_ROLES, "close bets")
@@ -421,6 +567,7 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
     env = _env(s, cmd)
     events: list[Event] = []
     in_play = r.wagers_in_order()
+    kept = r  # the round as bets close: side bets of returned wagers gone
     if r.player_banked:
         house_amount = r.rules.house_wager_amount
         if house_amount > 0:  # R-BANK-2: the dealer's position plays the house's hand
@@ -438,16 +585,29 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
             [(w, w.amount) for w in in_play], s.balances.get(banker, 0), r.co_bank
         )
         for w in returned:
+            seat = None if w.place == DEALER_PLACE else w.place
             events.append(
                 WagerReturned(
-                    **env,
-                    seat=None if w.place == DEALER_PLACE else w.place,
-                    player_id=w.player_id,
-                    position=w.position,
-                    amount=w.amount,
+                    **env, seat=seat, player_id=w.player_id, position=w.position, amount=w.amount
                 )
             )
+            # The seat's hand is dead now: its side bets have nothing to resolve on.
+            for bet in r.side_bets.get(w.place, ()):
+                events.append(
+                    WagerReturned(
+                        **env,
+                        seat=seat,
+                        player_id=bet.player_id,
+                        position=w.position,
+                        amount=bet.amount,
+                        kind="side",
+                        bet=bet.bet,
+                    )
+                )
         in_play = accepted
+        gone = {w.place for w in returned}
+        side_bets = {seat: bets for seat, bets in r.side_bets.items() if seat not in gone}
+        kept = replace(r, side_bets=side_bets)
     events.append(
         BetsClosed(
             **env,
@@ -457,11 +617,11 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
             in_action=sum(w.amount for w in in_play),
         )
     )
-    if not in_play:
-        events.append(
-            RoundVoided(**env, reason="no wager in action: the bank covered none (R-BANK-3)")
-        )
-    return events
+    if not in_play:  # only the player-banker's own side bets can be left to return
+        reason = "no wager in action: the bank covered none (R-BANK-3)"
+        events.append(RoundVoided(**env, reason=reason, returned=tuple(_side_returns(kept))))
+        return events
+    return [*events, *_contributions(s, kept, env)]
 
 
 # --- dealing --------------------------------------------------------------------------------------
@@ -476,7 +636,7 @@ def _deal(s: TableState, cmd: c.DealCards) -> list[Event]:
     try:
         deal: Deal = deal_deck(cmd.deck) if cmd.deck is not None else deal_hands(cmd.hands or ())
     except CardError as error:  # a misdeal voids the round: every wager is returned
-        return [RoundVoided(**env, reason=f"misdeal: {error.message}", returned=_returns(r))]
+        return _void(s, r, env, f"misdeal: {error.message}")
     return [
         StacksDealt(
             **env,
@@ -628,26 +788,41 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
 
 
 def _settle(s: TableState, cmd: c.Settle) -> list[Event]:
+    """Main wagers against the banker under the round's variant (R-PAY, R-VAR-1), commission,
+    then every side bet on its seven cards (R-VAR-2..6) and the Envy bonuses (R-VAR-3)."""
     r = _live_round(s, "settle", "banker_hand_set")
     _require(cmd.actor, _DEALER_ROLES, "settle")
+    env = _env(s, cmd)
+    main = _settle_main_wagers(r, env)
+    return [*main, *_settle_side_bets(s, r, env), *_envy(r, env)]
+
+
+def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
     assert r.banker_hand is not None
     tables = tables_for(r.rules.hand.wheel_rank)
-    commission_rules = r.rules.hand.commission
+    variant = r.rules.variant
+    # ez and commission_free charge none, the player-banker's R-BANK-4 commission included.
+    commission_rules = variant_commission(variant, r.rules.hand.commission)
     banker_back = five_card_strength(r.banker_hand.back, tables)
     banker_front = two_card_strength(r.banker_hand.front)
-    env = _env(s, cmd)
+    # R-VAR-1: the banker's hand may decide every main wager; judged once for the round.
+    override = variant_override(
+        variant, r.hands[r.banker_place], banker_front, r.rules.queen_high_pai_gow
+    )
     results: list[SeatResult] = []
     commissions: list[Event] = []
     for wager in r.wagers_in_order():
         hand = r.played[wager.place]
         house_hand = wager.place == DEALER_PLACE
-        settled = settle_main_wager(
+        settled = settle_main_wager_variant(
             five_card_strength(hand.back, tables),
             two_card_strength(hand.front),
             banker_back,
             banker_front,
             wager.amount,
             _HOUSE_HAND_COMMISSION if house_hand else commission_rules,
+            variant=variant,
+            override=override,
             forfeited=hand.forfeited,
         )
         payout = settled.net + settled.commission
@@ -716,7 +891,107 @@ def _settle(s: TableState, cmd: c.Settle) -> list[Event]:
             commission=0,
             net=0,
         )
-    return [RoundSettled(**env, results=tuple(results), banker=banker), *commissions]
+    settled_event = RoundSettled(
+        **env,
+        results=tuple(results),
+        banker=banker,
+        variant=variant,
+        override=None if override is None else _OVERRIDES[(variant, override)],
+    )
+    return [settled_event, *commissions]
+
+
+def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list[Event]:
+    """Every side bet on its seat's seven cards, whatever the split, a fouled or forfeited hand
+    included (R-VAR-2), in position order from the banker. Progressive hits are paid one after
+    another, each on the meter the last one left (R-VAR-6)."""
+    rules = r.rules.side_bets
+    events: list[Event] = []
+    meter = s.meter
+    for seat, bet in r.side_bets_in_order():
+        seven = r.hands[seat]
+        who = {"seat": seat, "player_id": bet.player_id, "bet": bet.bet, "amount": bet.amount}
+        if bet.bet != PROGRESSIVE:
+            settled = settle_side_bet(rules.pay_table(bet.bet), seven, bet.amount)
+            won = settled.pays > 0
+            events.append(
+                SideBetSettled(
+                    **env,
+                    **who,
+                    line=settled.line if won else None,
+                    pays=settled.pays if won else 0,
+                    payout=settled.net,
+                    pay_table=settled.pay_table,
+                )
+            )
+            continue
+        assert rules.progressive is not None  # placed only where offered with its table
+        hit = progressive_payout(rules.progressive, seven, meter)
+        events.append(
+            SideBetSettled(
+                **env,
+                **who,
+                line=None if hit.line == NOTHING else hit.line,
+                pays=0,
+                payout=hit.amount - bet.amount,
+                pay_table=rules.progressive.name,
+                from_meter=hit.from_meter,
+            )
+        )
+        meter -= hit.from_meter
+        if hit.from_meter:
+            events.append(
+                MeterChanged(
+                    **env,
+                    reason="hit",
+                    amount=-hit.from_meter,
+                    meter=meter,
+                    seat=seat,
+                    player_id=bet.player_id,
+                    line=hit.line,
+                )
+            )
+        if hit.meter_after != meter:  # below the reset value: the house re-seeds it
+            events.append(
+                MeterChanged(
+                    **env, reason="reset", amount=hit.meter_after - meter, meter=hit.meter_after
+                )
+            )
+            meter = hit.meter_after
+    return events
+
+
+def _envy(r: RoundState, env: dict[str, Any]) -> list[Event]:
+    """R-VAR-3 Envy: each qualifying Fortune bettor is paid for every OTHER player's hand of four
+    of a kind or better, never for their own, never for the dealer's (or the house hand's)."""
+    rules = r.rules.side_bets
+    if rules.envy is None or "fortune" not in rules.offered:
+        return []
+    fortune = {seat: bet for seat, bet in r.side_bets_in_order() if bet.bet == "fortune"}
+    players = {w.place: w.player_id for w in r.wagers.values()}
+    players[r.banker_place] = r.banker_player
+    places = sorted(r.hands, key=lambda place: position_of(place, r.banker_place))
+    hands = [
+        EnvyHand(
+            seat=place,
+            cards=r.hands[place],
+            fortune_wager=fortune[place].amount if place in fortune else 0,
+            dealer=place == DEALER_PLACE,
+        )
+        for place in places
+    ]
+    return [
+        EnvyPaid(
+            **env,
+            seat=paid.seat,
+            player_id=fortune[paid.seat].player_id,
+            from_seat=paid.from_seat,
+            from_player_id=players.get(paid.from_seat),
+            line=paid.line,
+            amount=paid.amount,
+        )
+        for paid in envy_payments(rules.envy, hands)
+    ]
 
 
 def _close_round(s: TableState, cmd: c.CloseRound) -> list[Event]:
@@ -732,7 +1007,7 @@ def _void_round(s: TableState, cmd: c.VoidRound) -> list[Event]:
     _require(cmd.actor, _DEALER_ROLES, "void a round")
     if not cmd.reason.strip():
         raise DomainError("a void states its reason")
-    return [RoundVoided(**_env(s, cmd), reason=cmd.reason, returned=_returns(s.round))]
+    return _void(s, s.round, _env(s, cmd), cmd.reason)
 
 
 _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
@@ -746,6 +1021,7 @@ _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
     c.AcceptBank: _accept_bank,
     c.DeclineBank: _decline_bank,
     c.PlaceBet: _place_bet,
+    c.PlaceSideBet: _place_side_bet,
     c.CloseBets: _close_bets,
     c.DealCards: _deal,
     c.RollDice: _roll_dice,

@@ -1,7 +1,10 @@
 """Properties over random sessions of play (hypothesis drives every choice).
 
-- money is conserved after every command: players' chips + cashed out + chips on the layout +
-  the house's result + commission = buy-ins, and no balance goes negative;
+- money is conserved after every command: players' chips + cashed out + chips on the layout (main
+  wagers and side bets) + the house's result (main wagers, side bets, Envy and the progressive
+  alike) + commission = buy-ins, and no balance goes negative;
+- the progressive meter is house money set aside: it moves only by ``meter_changed`` events, never
+  goes negative, and what the house did not seed itself is the contributions less the hits;
 - folding the emitted events from scratch, also after a JSON round trip, gives exactly the live
   state;
 - in every state reached, every command the state does not accept is refused with the state's
@@ -20,14 +23,17 @@ from table_core import commands as c
 from table_core.cards import FULL_DECK
 from table_core.commands import Command
 from table_core.errors import DomainError
-from table_core.events import EVENT_TYPES, Event, event_to_dict, parse_event
+from table_core.events import EVENT_TYPES, Event, MeterChanged, event_to_dict, parse_event
 from table_core.rules import TableRules
+from table_core.side_bets import SideBetRules
 from table_core.table import TableState, decide, fold
 
+from .side_bet_support import CASINO_INSURANCE, CASINO_PROGRESSIVE
 from .support import AT, CAGE, DEALER, FLOOR, TABLE, TEST_WAY, player
 from .test_state_machine import check_refusals
 
 NAMES = ("ana", "bruno", "chloe", "dmitri", "elif", "farid", "gita", "hugo")
+SIDE_BETS = ("fortune", "emperors_treasure", "insurance", "progressive")
 D = {"actor": DEALER, "at": AT}
 
 
@@ -54,7 +60,17 @@ def profiles(draw: st.DrawFn) -> TableRules:
             "co_bank": draw(st.booleans()),
             "house_wager": draw(st.sampled_from([None, 0, 2_500])),
             "limits": {"min_bet": 500, "max_bet": draw(st.sampled_from([5_000, 50_000]))},
+            "variant": draw(st.sampled_from(["commission", "ez", "commission_free"])),
+            "queen_high_pai_gow": draw(st.sampled_from(["push", "banker_wins"])),
+            "side_bets": side_bet_rules(draw(st.sets(st.sampled_from(SIDE_BETS)))),
+            "side_bet_limits": {"min_bet": 100, "max_bet": draw(st.sampled_from([500, 5_000]))},
         }
+    )
+
+
+def side_bet_rules(offered: set[str]) -> SideBetRules:
+    return SideBetRules.model_validate(
+        {"offered": offered, "insurance": CASINO_INSURANCE, "progressive": CASINO_PROGRESSIVE}
     )
 
 
@@ -66,6 +82,8 @@ class Session:
         self.state = TableState()
         self.events: list[Event] = []
         self.refused = 0
+        self.meter = 0  # the sum of every meter_changed
+        self.meter_by_players = 0  # contributions, their returns and the hits
 
     def __call__(self, command: Command) -> bool:
         before = self.state
@@ -77,6 +95,12 @@ class Session:
             return False
         self.state = fold(new, before)
         self.events.extend(new)
+        for event in new:
+            if isinstance(event, MeterChanged):
+                assert event.meter >= 0
+                self.meter += event.amount
+                if event.reason not in ("seed", "reset"):
+                    self.meter_by_players += event.amount
         self.check()
         return True
 
@@ -85,6 +109,9 @@ class Session:
         assert all(balance >= 0 for balance in s.balances.values()), s.balances
         held = sum(s.balances.values()) + s.cashed_out + s.chips_in_play()
         assert held + s.house_result + s.commission == s.bought_in
+        # The meter: house money set aside, moved only by its own events.
+        assert s.meter == self.meter >= 0
+        assert s.meter - s.meter_seeded == self.meter_by_players
         assert s.version == len(self.events)
         seated = next(iter(s.seats.values()), "ana")
         check_refusals(s, seated)
@@ -149,6 +176,13 @@ class Session:
                 self(c.SetHand(player_id=name, back=seven[:5], front=seven[5:], **D))
         self(c.SetBankerHand(**D))
 
+    def side_bets(self, name: str) -> None:
+        """Some side bets, mostly offered ones, some refused (no main wager, too much…)."""
+        for bet in SIDE_BETS:
+            if self.rng.random() < 0.3:
+                amount = self.rng.choice([100, 100, 500, 2_500, 6_000])
+                self(c.PlaceSideBet(player_id=name, bet=bet, amount=amount, **D))
+
     def step(self) -> None:
         rng, phase = self.rng, self.state.phase
         if rng.random() < 0.1:
@@ -173,6 +207,7 @@ class Session:
                 if rng.random() < 0.8:
                     amount = rng.choice([500, 1_000, 2_500, 5_000, 20_000])
                     self(c.PlaceBet(player_id=name, amount=amount, actor=player(name), at=AT))
+                self.side_bets(name)
             if not self(c.CloseBets(**D)):
                 self(c.VoidRound(reason="no bets", **D))
         elif phase == "bets_closed":
@@ -223,6 +258,7 @@ def test_sessions_reach_every_kind_of_fact() -> None:
                 "banking": "rotating",
                 "co_bank": True,
                 "limits": {"min_bet": 500, "max_bet": 50_000},
+                "side_bets": side_bet_rules(set(SIDE_BETS)),
             }
         )
         session = Session(rng)
@@ -233,6 +269,8 @@ def test_sessions_reach_every_kind_of_fact() -> None:
         for _ in range(300):
             session.step()
         seen |= {e.type for e in session.events}
-    side_bets = {"side_bet_placed", "side_bet_settled"}  # no command places one yet
-    expected = {cls.model_fields["type"].default for cls in EVENT_TYPES} - side_bets
+    # Envy needs four of a kind or better beside a qualifying Fortune bet: too rare for a few
+    # random sessions; test_side_bets_at_the_table plays it.
+    rare = {"envy_paid"}
+    expected = {cls.model_fields["type"].default for cls in EVENT_TYPES} - rare
     assert expected - seen == set()

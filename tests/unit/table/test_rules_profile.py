@@ -7,7 +7,7 @@ import pytest
 
 from table_core import commands as c
 from table_core.errors import ConfigurationError, DomainError
-from table_core.events import FoulReset, HandForfeited, RoundStarted, RulesChanged
+from table_core.events import FoulReset, HandForfeited, RoundStarted, RulesChanged, TableOpened
 from table_core.rules import HouseRules, TableLimits, TableRules
 from table_core.table import NotAllowed, fold
 
@@ -66,7 +66,8 @@ def test_only_the_floor_changes_rules_with_a_reason_and_a_higher_version() -> No
     ("profile", "rule"),
     [
         (TableRules(hand=HouseRules(house_way="no_such_way")), "R-HW-1"),
-        (rules(variant="ez"), "R-VAR-1"),
+        # every variant of R-VAR-1 is dealt now: only an unknown one is refused
+        (rules().model_copy(update={"variant": "double_hand"}), "R-VAR-1"),
     ],
 )
 def test_a_table_cannot_open_under_a_profile_it_cannot_deal(profile: TableRules, rule: str) -> None:
@@ -78,6 +79,29 @@ def test_a_table_cannot_open_under_a_profile_it_cannot_deal(profile: TableRules,
     with pytest.raises(ConfigurationError):
         table(c.ChangeRules(rules=profile.model_copy(update={"version": 5}), reason="try",
                             actor=FLOOR, at=AT))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"variant": "ez"},
+        {"variant": "ez", "queen_high_pai_gow": "banker_wins"},
+        {"variant": "commission_free"},
+    ],
+)
+def test_a_table_opens_under_every_variant(changes: dict[str, object]) -> None:
+    table = Script()
+    (opened,) = table(c.OpenTable(table_id=TABLE, rules=rules(**changes), actor=FLOOR, at=AT))
+    assert isinstance(opened, TableOpened) and opened.rules.variant == changes["variant"]
+    assert table.state.rules == rules(**changes)
+
+
+def test_the_old_placeholder_side_bet_list_reads_as_no_side_bets() -> None:
+    # profiles stored before side bets were dealt hold ``side_bets: []`` (nothing offered)
+    stored = TableRules().model_dump(mode="json") | {"side_bets": []}
+    assert TableRules.model_validate(stored) == TableRules()
+    with pytest.raises(ValueError, match="retired placeholder"):
+        TableRules.model_validate(stored | {"side_bets": [{"bet": "fortune", "lines": []}]})
 
 
 def test_the_profile_defaults_and_its_json_form() -> None:

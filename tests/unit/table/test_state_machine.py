@@ -23,7 +23,7 @@ ACCEPTS: dict[str, frozenset[str]] = {
     "not_opened": frozenset({"OpenTable"}),
     "no_round": ROUND_OVER,
     "offering_bank": frozenset({"AcceptBank", "DeclineBank", "VoidRound"}),
-    "open_for_bets": frozenset({"PlaceBet", "CloseBets", "VoidRound"}),
+    "open_for_bets": frozenset({"PlaceBet", "PlaceSideBet", "CloseBets", "VoidRound"}),
     "bets_closed": frozenset({"DealCards", "VoidRound"}),
     "dealt": frozenset({"RollDice", "VoidRound"}),
     "dice_rolled": frozenset({"SetHand", "SetBankerHand", "VoidRound"}),
@@ -44,6 +44,7 @@ def every_command(player_id: str = "ana") -> dict[str, Command]:
         "AcceptBank": c.AcceptBank(player_id=player_id, **d),
         "DeclineBank": c.DeclineBank(player_id=player_id, **d),
         "PlaceBet": c.PlaceBet(player_id=player_id, amount=1_000, **d),
+        "PlaceSideBet": c.PlaceSideBet(player_id=player_id, bet="fortune", amount=500, **d),
         "CloseBets": c.CloseBets(**d),
         "DealCards": c.DealCards(deck=FULL_DECK, **d),
         "RollDice": c.RollDice(faces=(1, 2, 3), **d),
@@ -72,7 +73,7 @@ def check_refusals(state: TableState, player_id: str = "ana") -> int:
 
 def test_a_table_that_is_not_open_accepts_only_opening() -> None:
     state = TableState()
-    assert check_refusals(state) == 12
+    assert check_refusals(state) == 13
     for kind in ANY_TIME:
         command = {
             "ChangeRules": c.ChangeRules(rules=rules(version=2), reason="x", actor=FLOOR, at=AT),
@@ -121,7 +122,7 @@ def test_the_bank_offer_state_refuses_bets_and_deals() -> None:
     play_round_one(table)
     table(c.StartRound(actor=DEALER, at=AT))
     assert table.state.phase == "offering_bank"
-    assert check_refusals(table.state) == 10
+    assert check_refusals(table.state) == 11
 
 
 def test_a_refused_command_leaves_the_state_as_it_was() -> None:
