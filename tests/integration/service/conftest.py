@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from adapters.store import InMemoryEventStore, open_store
-from adapters.store import migrate
+from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer
 
 

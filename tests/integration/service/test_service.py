@@ -120,7 +120,8 @@ def test_the_system_stream_records_what_a_regulator_expects(store_factory: Facto
     svc.start()
     open_table(svc)
     rules = TableRules(version=2)
-    change = c.ChangeRules(rules=rules, reason="new commission sign posted", actor=FLOOR, at=svc.now())
+    reason = "new commission sign posted"
+    change = c.ChangeRules(rules=rules, reason=reason, actor=FLOOR, at=svc.now())
     svc.execute("PG-1", change, "rules-2")
     svc.execute("PG-1", c.StartRound(actor=DEALER, at=svc.now()), "start")
     svc.execute("PG-1", c.VoidRound(reason="card exposed", actor=FLOOR, at=svc.now()), "void")
