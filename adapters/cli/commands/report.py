@@ -1,0 +1,252 @@
+"""``paigow report``: table accounting per gaming day, bankrolls and the banker rotation.
+
+The projections are brought up to date from the events first (a newcomer never reads stale
+figures), then every view is read in one snapshot. ``--format table`` is for people (money in
+currency units); ``json`` and ``csv`` are the stable contracts of docs/projections.md (money in
+integer minor units). CSV carries one view (``--view``, default ``accounting``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from typing import Any
+
+from table_core.errors import DomainError
+
+VIEW_CHOICES = (
+    "all",
+    "accounting",
+    "side_bets",
+    "players",
+    "house",
+    "rotation",
+    "eligibility",
+    "offers",
+)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report", help="table accounting per gaming day, bankrolls and the banker rotation"
+    )
+    parser.add_argument("--db", metavar="URL", help="database URL (default: $PAIGOW_DB)")
+    parser.add_argument("--table", metavar="ID", help="one table (default: every table)")
+    parser.add_argument(
+        "--day",
+        default="today",
+        metavar="YYYY-MM-DD",
+        help="the gaming day: a date, 'today' (default, by the clock) or 'all'",
+    )
+    parser.add_argument("--view", choices=VIEW_CHOICES, help="default: all (csv: accounting)")
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    parser.add_argument(
+        "--tz", metavar="ZONE", help="the casino's time zone (default $PAIGOW_TZ, else UTC)"
+    )
+    parser.add_argument(
+        "--cutoff",
+        metavar="HH:MM",
+        help="gaming-day cut-off, local time (default $PAIGOW_GAMING_DAY_CUTOFF, else 06:00)",
+    )
+    parser.add_argument(
+        "--rebuild", action="store_true", help="rebuild every projection from the events first"
+    )
+    parser.set_defaults(handler=run_report)
+
+
+def _day(text: str, gaming_day: Any) -> date | None:
+    if text == "all":
+        return None
+    if text == "today":
+        return gaming_day.today()  # type: ignore[no-any-return]
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise DomainError(f"--day is YYYY-MM-DD, 'today' or 'all', got {text!r}") from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from adapters.cli.progress import Progress
+    from adapters.projections import ProjectionRunner, opened
+    from adapters.projections.gaming_day import GamingDay
+    from adapters.projections.reports import VIEWS, build_report
+
+    gaming_day = GamingDay.from_settings(args.tz, args.cutoff)
+    day = _day(args.day, gaming_day)
+    view = args.view or ("accounting" if args.format == "csv" else "all")
+    if args.format == "csv" and view == "all":
+        raise DomainError("CSV holds one view: choose one with --view")
+    views = VIEWS if view == "all" else (view,)
+    with opened(_url(args.db)) as store:
+        runner = ProjectionRunner(store)
+        progress = Progress(runner.head(), "projections")
+        if args.rebuild:
+            runner.rebuild(progress=progress.update)
+        else:
+            runner.catch_up(progress.update)
+        progress.close()
+        report = build_report(
+            runner, gaming_day, day=day, table_id=args.table, views=views, catch_up=False
+        )
+    sys.stdout.write(render(report, views, args.format))
+    return 0
+
+
+def _url(url: str | None) -> str:
+    """The database named, refusing a SQLite file that does not exist (open_store would create
+    an empty one, and a report of nothing looks like a quiet day)."""
+    from pathlib import Path
+
+    from adapters.store import database_url
+    from table_core.ports import StoreError
+
+    parsed = database_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        path = Path(parsed.database or "")
+        if not path.is_file():
+            raise StoreError(f"no database at {path}: give --db or set PAIGOW_DB")
+    return parsed.render_as_string(hide_password=False)
+
+
+def render(report: dict[str, Any], views: tuple[str, ...], fmt: str) -> str:
+    from adapters.projections.render import csv_text
+    from adapters.projections.reports import COLUMNS
+
+    if fmt == "json":
+        return json.dumps(report, indent=2, sort_keys=False) + "\n"
+    if fmt == "csv":
+        (view,) = views
+        return csv_text(COLUMNS[view], report[view])
+    return _human(report, views)
+
+
+def _human(report: dict[str, Any], views: tuple[str, ...]) -> str:
+    from adapters.projections.render import money, pct, plain, signed_money, text_table
+
+    day = report["gaming_day"] or "all gaming days"
+    head = (
+        f"Gaming day {day} (cut-off {report['cutoff']} {report['timezone']}); "
+        f"events to position {report['position']}"
+    )
+    parts = [head]
+    sections: dict[str, tuple[str, list[tuple[str, str, Any]]]] = {
+        "accounting": (
+            "Table accounting",
+            [
+                ("table", "table_id", plain),
+                ("gaming day", "gaming_day", plain),
+                ("rounds", "rounds_played", str),
+                ("voided", "rounds_voided", str),
+                ("hands", "hands", str),
+                ("push %", "push_rate_pct", pct),
+                ("drop", "drop", money),
+                ("win", "win", signed_money),
+                ("hold %", "hold_pct", pct),
+                ("commission", "commission", money),
+                ("side handle", "side_handle", money),
+                ("side win", "side_win", signed_money),
+                ("total win", "total_win", signed_money),
+            ],
+        ),
+        "side_bets": (
+            "Side bets",
+            [
+                ("table", "table_id", plain),
+                ("gaming day", "gaming_day", plain),
+                ("bet", "bet", plain),
+                ("bets", "bets", str),
+                ("handle", "handle", money),
+                ("house result", "result", signed_money),
+                ("hold %", "hold_pct", pct),
+            ],
+        ),
+        "players": (
+            "Player bankrolls",
+            [
+                ("table", "table_id", plain),
+                ("seat", "seat", plain),
+                ("player", "player_id", plain),
+                ("balance", "balance", money),
+                ("in play", "in_play", money),
+                ("bought in", "bought_in", money),
+                ("cashed out", "cashed_out", money),
+                ("main", "main_result", signed_money),
+                ("side", "side_result", signed_money),
+                ("commission", "commission_paid", money),
+                ("as banker", "banker_result", signed_money),
+                ("banker comm.", "banker_commission", money),
+                ("net", "net_result", signed_money),
+                ("hands", "hands_played", str),
+                ("banked", "rounds_banked", str),
+            ],
+        ),
+        "house": (
+            "House result",
+            [
+                ("table", "table_id", plain),
+                ("main wagers", "main_result", signed_money),
+                ("commission", "commission", money),
+                ("side bets", "side_result", signed_money),
+                ("envy paid", "envy_paid", money),
+                ("total", "total_result", signed_money),
+                ("meter", "meter", money),
+                ("seeded", "meter_seeded", money),
+                ("rounds", "rounds_settled", str),
+            ],
+        ),
+        "rotation": (
+            "Banker rotation",
+            [
+                ("table", "table_id", plain),
+                ("banking", "banking", plain),
+                ("round", "round", str),
+                ("status", "round_status", plain),
+                ("banker", "current_banker", plain),
+                ("seat", "current_banker_seat", plain),
+                ("player", "current_banker_player_id", plain),
+                ("offered to", "offered_seat", plain),
+                ("next", "next_banker", plain),
+                ("next seat", "next_banker_seat", plain),
+                ("next player", "next_banker_player_id", plain),
+                ("why", "next_reason", plain),
+            ],
+        ),
+        "eligibility": (
+            "Bank eligibility (R-BANK-1)",
+            [
+                ("table", "table_id", plain),
+                ("seat", "seat", plain),
+                ("player", "player_id", plain),
+                ("eligible", "eligible", plain),
+                ("balance", "balance", money),
+                ("required", "required", money),
+                ("accepted", "offers_accepted", str),
+                ("declined", "offers_declined", str),
+                ("passed", "offers_passed", str),
+                ("banked", "rounds_banked", str),
+                ("reason", "reason", plain),
+            ],
+        ),
+        "offers": (
+            "Bank offers",
+            [
+                ("table", "table_id", plain),
+                ("round", "round", str),
+                ("seat", "seat", plain),
+                ("player", "player_id", plain),
+                ("eligible", "eligible", plain),
+                ("outcome", "outcome", plain),
+                ("balance", "balance", money),
+                ("required", "required", money),
+                ("reason", "reason", plain),
+            ],
+        ),
+    }
+    for view in views:
+        title, columns = sections[view]
+        rows = report[view]
+        body = text_table(columns, rows) if rows else "(none)"
+        parts.append(f"{title}\n{body}")
+    return "\n\n".join(parts) + "\n"

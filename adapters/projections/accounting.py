@@ -1,0 +1,259 @@
+"""Table accounting: drop, win, hold %, commission, push rate, side-bet handle and win, rounds
+played and voided, per table and gaming day.
+
+Rows are kept per table and UTC quarter hour (``bucket``: epoch seconds). A gaming day is the
+range of quarter hours from its cut-off (default 06:00) in the casino's time zone to the next
+day's, worked out when reading (``gaming_day.py``): so the cut-off and the zone are settings of
+the report, and changing them needs no rebuild. Every time zone's offset today is a multiple of
+15 minutes, so a quarter hour never straddles a cut-off (a cut-off must fall on a quarter hour).
+
+What counts where (docs/projections.md): a round counts on the gaming day of its settlement (or
+its void), when its result is known; every figure of one settlement carries that command's time.
+- ``drop``: the players' main wagers settled (the house hand's own wager excluded; wagers returned
+  for "no action" or by a void never played);
+- ``main_result``: the house's result on main wagers before commission (the bank's result when the
+  dealer banks; its co-bank share and the house hand's result when a player banks);
+- ``win`` = main_result + commission; ``hold %`` = win / drop;
+- side bets per bet: handle (the amounts wagered), bets, the house's result (−payouts); Envy
+  bonuses are the house's cost of Fortune, shown apart and taken off the side-bet win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Table
+
+from adapters.projections.db import Rows, Tx, no_defaults
+from adapters.projections.gaming_day import GamingDay
+from adapters.projections.schema import accounting, accounting_side_bets
+from table_core.ports import RecordedEvent
+
+NAME = "accounting"
+TABLES = (accounting, accounting_side_bets)
+BUCKET_SECONDS = 15 * 60
+
+Payload = dict[str, Any]
+
+
+def bucket_of(event: RecordedEvent) -> int:
+    seconds = int(event.at.timestamp())
+    return seconds - seconds % BUCKET_SECONDS
+
+
+class AccountingBatch:
+    def __init__(self, tx: Tx) -> None:
+        self.rows = Rows(tx, accounting, no_defaults)
+        self.side = Rows(tx, accounting_side_bets, no_defaults)
+
+    def apply(self, event: RecordedEvent) -> None:
+        handler = _HANDLERS.get(event.type)
+        if handler is not None:
+            handler(self, event, event.payload)
+
+    def flush(self) -> None:
+        self.rows.flush()
+        self.side.flush()
+
+
+def _settled(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
+    row = b.rows.get(e.stream_id, bucket_of(e))
+    row["rounds_played"] += 1
+    row["main_result"] += p["banker"]["house_share"]
+    for result in p["results"]:
+        if result["player_id"] is None:  # the house hand: the house's own result, not drop
+            row["main_result"] += result["net"]
+            continue
+        row["hands"] += 1
+        row["drop_amount"] += result["wager"]
+        row["pushes"] += result["result"] == "push"
+
+
+def _commission(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
+    b.rows.get(e.stream_id, bucket_of(e))["commission"] += p["amount"]
+
+
+def _side_settled(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
+    row = b.side.get(e.stream_id, bucket_of(e), p["bet"])
+    row["bets"] += 1
+    row["handle"] += p["amount"]
+    row["result"] -= p["payout"]
+
+
+def _envy(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
+    b.rows.get(e.stream_id, bucket_of(e))["envy_paid"] += p["amount"]
+
+
+def _voided(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
+    b.rows.get(e.stream_id, bucket_of(e))["rounds_voided"] += 1
+
+
+_HANDLERS: dict[str, Callable[[AccountingBatch, RecordedEvent, Payload], None]] = {
+    "round_settled": _settled,
+    "commission_taken": _commission,
+    "side_bet_settled": _side_settled,
+    "envy_paid": _envy,
+    "round_voided": _voided,
+}
+
+
+class AccountingProjection:
+    name = NAME
+    tables: tuple[Table, ...] = TABLES
+
+    def batch(self, tx: Tx) -> AccountingBatch:
+        return AccountingBatch(tx)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+ACCOUNTING_COLUMNS = (
+    "table_id",
+    "gaming_day",
+    "rounds_played",
+    "rounds_voided",
+    "hands",
+    "pushes",
+    "push_rate_pct",
+    "drop",
+    "main_result",
+    "commission",
+    "win",
+    "hold_pct",
+    "side_bets",
+    "side_handle",
+    "side_result",
+    "envy_paid",
+    "side_win",
+    "side_hold_pct",
+    "total_win",
+)
+SIDE_BET_COLUMNS = ("table_id", "gaming_day", "bet", "bets", "handle", "result", "hold_pct")
+_SUMS = (
+    "rounds_played",
+    "rounds_voided",
+    "hands",
+    "pushes",
+    "drop_amount",
+    "main_result",
+    "commission",
+    "envy_paid",
+)
+
+
+def percent(part: int, whole: int) -> str | None:
+    """``part / whole`` as a percentage with two decimals, half up, exact from integers;
+    ``None`` when ``whole`` is 0 (no hold % without a drop)."""
+    if whole == 0:
+        return None
+    negative = (part < 0) != (whole < 0)
+    hundredths, rest = divmod(abs(part) * 10_000, abs(whole))
+    if rest * 2 >= abs(whole):
+        hundredths += 1
+    sign = "-" if negative and hundredths else ""
+    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def _bucket_range(day_start: int, day_end: int) -> tuple[int, int]:
+    # A margin either side: the exact day of each quarter hour is decided by GamingDay.day_of.
+    return day_start - 2 * 86_400, day_end + 2 * 86_400
+
+
+def daily(
+    tx: Tx,
+    gaming_day: GamingDay,
+    table_ids: list[str],
+    day: date | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Accounting rows per table and gaming day, and the side bets per bet. With ``day``, one
+    row per table in ``table_ids`` (zeros for an idle table); without, every gaming day that had
+    activity."""
+    where, params = "", []
+    if day is not None:
+        start = int(gaming_day.start(day).timestamp())
+        end = int(gaming_day.start(day + timedelta(days=1)).timestamp())
+        low, high = _bucket_range(start, end)
+        where, params = "WHERE bucket >= ? AND bucket < ?", [low, high]
+    day_cache: dict[int, date] = {}
+
+    def day_of(bucket: int) -> date:
+        found = day_cache.get(bucket)
+        if found is None:
+            found = day_cache[bucket] = gaming_day.day_of(datetime.fromtimestamp(bucket, UTC))
+        return found
+
+    wanted = set(table_ids)
+    sums: dict[tuple[str, date], dict[str, int]] = {}
+    if day is not None:
+        for table in table_ids:
+            sums[(table, day)] = dict.fromkeys(_SUMS, 0)
+    found = tx.all(
+        f"SELECT table_id, bucket, {', '.join(_SUMS)} FROM {accounting.name} {where}", params
+    )
+    for table, bucket, *values in found:
+        on = day_of(bucket)
+        if table not in wanted or (day is not None and on != day):
+            continue
+        row = sums.setdefault((table, on), dict.fromkeys(_SUMS, 0))
+        for name, value in zip(_SUMS, values, strict=True):
+            row[name] += value
+    side: dict[tuple[str, date, str], dict[str, int]] = {}
+    side_found = tx.all(
+        f"SELECT table_id, bucket, bet, bets, handle, result FROM {accounting_side_bets.name} "
+        f"{where}",
+        params,
+    )
+    for table, bucket, bet, bets, handle, result in side_found:
+        on = day_of(bucket)
+        if table not in wanted or (day is not None and on != day):
+            continue
+        row = side.setdefault((table, on, bet), {"bets": 0, "handle": 0, "result": 0})
+        row["bets"] += bets
+        row["handle"] += handle
+        row["result"] += result
+        sums.setdefault((table, on), dict.fromkeys(_SUMS, 0))
+    days = []
+    for (table, on), s in sorted(sums.items(), key=lambda item: (item[0][1], item[0][0])):
+        bets = [v for (t, d, _), v in side.items() if t == table and d == on]
+        handle = sum(v["handle"] for v in bets)
+        side_result = sum(v["result"] for v in bets)
+        win = s["main_result"] + s["commission"]
+        side_win = side_result - s["envy_paid"]
+        days.append(
+            {
+                "table_id": table,
+                "gaming_day": on.isoformat(),
+                "rounds_played": s["rounds_played"],
+                "rounds_voided": s["rounds_voided"],
+                "hands": s["hands"],
+                "pushes": s["pushes"],
+                "push_rate_pct": percent(s["pushes"], s["hands"]),
+                "drop": s["drop_amount"],
+                "main_result": s["main_result"],
+                "commission": s["commission"],
+                "win": win,
+                "hold_pct": percent(win, s["drop_amount"]),
+                "side_bets": sum(v["bets"] for v in bets),
+                "side_handle": handle,
+                "side_result": side_result,
+                "envy_paid": s["envy_paid"],
+                "side_win": side_win,
+                "side_hold_pct": percent(side_win, handle),
+                "total_win": win + side_win,
+            }
+        )
+    side_rows = [
+        {
+            "table_id": table,
+            "gaming_day": on.isoformat(),
+            "bet": bet,
+            "bets": v["bets"],
+            "handle": v["handle"],
+            "result": v["result"],
+            "hold_pct": percent(v["result"], v["handle"]),
+        }
+        for (table, on, bet), v in sorted(side.items(), key=lambda i: (i[0][1], i[0][0], i[0][2]))
+    ]
+    return days, side_rows

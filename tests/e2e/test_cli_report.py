@@ -1,0 +1,189 @@
+"""``paigow report`` and ``paigow recall`` as a casino script runs them: the installed console
+script on a SQLite file holding the scripted evening of tests/integration/projections/session.py
+(figures worked out by hand there)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from adapters.projections.accounting import ACCOUNTING_COLUMNS
+from adapters.projections.positions import POSITION_COLUMNS
+from adapters.store import open_store
+from tests.integration.projections import session as s
+
+from .conftest import Run
+
+DB = "sqlite:///casino.db"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The evening, recorded once for the module (about 80 commands)."""
+    path = tmp_path_factory.mktemp("evening") / "casino.db"
+    store = open_store(f"sqlite:///{path}")
+    try:
+        s.play_evening(s.Session(store))
+    finally:
+        store.close()  # the last connection closed: everything is in the database file
+    return path
+
+
+@pytest.fixture
+def evening(recorded: Path, tmp_path: Path) -> str:
+    """A copy of the recorded evening in the folder the command runs in."""
+    shutil.copyfile(recorded, tmp_path / "casino.db")
+    return DB
+
+
+def test_the_report_in_json_holds_the_figures_of_the_evening(paigow: Run, evening: str) -> None:
+    done = paigow(
+        "report", "--db", evening, "--day", "2026-03-14", "--tz", "UTC", "--format", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["gaming_day"], report["timezone"], report["cutoff"]) == (
+        "2026-03-14",
+        "UTC",
+        "06:00",
+    )
+    assert report["accounting"] == [s.ACCOUNTING]
+    assert report["players"] == s.PLAYERS
+    assert report["house"] == [s.HOUSE]
+    assert report["rotation"] == [s.ROTATION]
+    assert report["eligibility"] == s.ELIGIBILITY
+    assert len(report["offers"]) == len(s.OFFERS)
+    rebuilt = paigow(
+        "report", "--db", evening, "--day", "2026-03-14", "--format", "json", "--rebuild"
+    )
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert json.loads(rebuilt.stdout) == report  # every figure again, from the events alone
+
+
+def test_the_report_in_csv_is_one_view_with_its_documented_columns(
+    paigow: Run, evening: str
+) -> None:
+    done = paigow("report", "--db", evening, "--day", "2026-03-14", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO(done.stdout)))
+    assert rows[0] == list(ACCOUNTING_COLUMNS)
+    assert rows[1] == [str("" if v is None else v) for v in s.ACCOUNTING.values()]
+    players = paigow("report", "--db", evening, "--view", "players", "--format", "csv")
+    table = list(csv.DictReader(io.StringIO(players.stdout)))
+    assert [(r["player_id"], r["seat"], r["balance"]) for r in table] == [
+        ("ana", "1", "50750"),
+        ("chloe", "3", "23851"),
+        ("bruno", "", "0"),
+    ]
+    refused = paigow("report", "--db", evening, "--view", "all", "--format", "csv")
+    assert refused.returncode == 2 and "one view" in refused.stderr
+
+
+def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) -> None:
+    done = paigow("report", "--db", evening, "--day", "2026-03-14")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("Gaming day 2026-03-14 (cut-off 06:00 UTC)")
+    accounting = out.split("Table accounting\n")[1].split("\n\n")[0].splitlines()
+    assert accounting[0].split() == [
+        "table",
+        "gaming",
+        "day",
+        "rounds",
+        "voided",
+        "hands",
+        "push",
+        "%",
+        "drop",
+        "win",
+        "hold",
+        "%",
+        "commission",
+        "side",
+        "handle",
+        "side",
+        "win",
+        "total",
+        "win",
+    ]
+    assert accounting[2].split() == [
+        "PG-7",
+        "2026-03-14",
+        "3",
+        "1",
+        "7",
+        "14.29%",
+        "150.01",
+        "-64.50",
+        "-43.00%",
+        "5.50",
+        "5.00",
+        "-20.00",
+        "-84.50",
+    ]
+    assert "the dealer banks between two player banks (dealer_between)" in out
+
+
+def test_recall_of_one_round_for_people(paigow: Run, evening: str) -> None:
+    done = paigow("recall", "--db", evening, "--table", "PG-7", "--round", "3")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("Round 3 at table PG-7: closed")
+    assert "Dice 2+3+5 = 10: stack 1 to position 3 (R-DEAL-3)" in out
+    chloe = next(line for line in out.splitlines() if " chloe " in line)
+    for shown in (
+        "8h 8c 6s 4c 3h",
+        "Kd Jd",
+        "foul_reset",
+        "fr.one_pair.default",
+        "Kd Jd 6s 4c 3h / 8h 8c",
+        "win/win",
+        "+10.00",
+        "0.50",
+        "+9.50",
+    ):
+        assert shown in chloe, shown
+    assert "Commission: chloe (seat 3, player) 0.50, percent_of_win on 10.00, R-PAY-2" in out
+
+
+def test_recall_in_json_and_csv(paigow: Run, evening: str) -> None:
+    done = paigow("recall", "--db", evening, "--table", "PG-7", "--seat", "2", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    recalled = json.loads(done.stdout)
+    assert [r["round"] for r in recalled["rounds"]] == [1, 2, 4]
+    assert recalled["rounds"][2]["void"]["reason"] == "card exposed"
+    table = paigow("recall", "--db", evening, "--table", "PG-7", "--last", "3", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert list(rows[0]) == list(POSITION_COLUMNS)
+    # Round 3: seven positions (dead stacks too); round 4, voided before the deal: its two
+    # wagers; round 5, in progress: chloe's wager.
+    assert [(r["round"], r["position"], r["holder"]) for r in rows] == [
+        ("3", "1", "banker"),
+        ("3", "2", "player"),
+        ("3", "3", "dead"),
+        ("3", "4", "player"),
+        ("3", "5", "dead"),
+        ("3", "6", "dead"),
+        ("3", "7", "dead"),
+        ("4", "2", "player"),
+        ("4", "3", "player"),
+        ("5", "3", "player"),
+    ]
+    assert rows[3]["player_back"] == "Kd Jd 6s 4c 3h" and rows[3]["set_reason"] == "foul_reset"
+    assert rows[-1]["status"] == "in_progress" and rows[-1]["wager"] == "1000"
+
+
+def test_errors_are_one_line_and_exit_2(paigow: Run, evening: str) -> None:
+    missing = paigow("report", "--db", "sqlite:///nowhere.db")
+    assert missing.returncode == 2 and missing.stderr.startswith("paigow: no database at")
+    assert not (Path(missing.args[0]).parent / "nowhere.db").exists()
+    no_round = paigow("recall", "--db", evening, "--table", "PG-7", "--round", "99")
+    assert no_round.returncode == 2
+    assert no_round.stderr == "paigow: table PG-7 has no round 99\n"
+    bad_day = paigow("report", "--db", evening, "--day", "14/03/2026")
+    assert bad_day.returncode == 2 and "--day is YYYY-MM-DD" in bad_day.stderr
