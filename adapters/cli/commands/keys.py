@@ -1,0 +1,102 @@
+"""``paigow keys``: the HTTP API's keys, each bound to an actor and a role.
+
+``paigow keys create --role dealer [--actor dealer-7] [--db URL]`` prints one JSON line with the
+key id, actor, role and the token: the token is shown this once, only its SHA-256 is stored.
+``paigow keys list`` shows every key (never a token); ``paigow keys revoke KEY_ID`` stops one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+ROLES = ("dealer", "floor", "cage", "auditor")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("keys", help="API keys of the HTTP server (actor and role)")
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    url_help = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
+
+    create = verbs.add_parser("create", help="create a key; its token is shown once")
+    create.add_argument("--role", required=True, choices=ROLES)
+    create.add_argument("--actor", help="who the key acts as (default: ROLE-KEYID)")
+    create.add_argument("--db", metavar="URL", help=url_help)
+    create.set_defaults(handler=run_create)
+
+    listing = verbs.add_parser("list", help="list the keys (never their tokens)")
+    listing.add_argument("--db", metavar="URL", help=url_help)
+    listing.set_defaults(handler=run_list)
+
+    revoke = verbs.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("key_id")
+    revoke.add_argument("--db", metavar="URL", help=url_help)
+    revoke.set_defaults(handler=run_revoke)
+
+
+def _open(url: str | None) -> tuple[Any, Any]:
+    from adapters.http.keys import SqlKeyStore
+    from adapters.store import database_url, open_store
+    from table_core.ports import StoreError
+
+    if database_url(url).drivername == "memory":
+        raise StoreError("keys of a memory:// store vanish with the process: use a database")
+    store = open_store(url)
+    return store, SqlKeyStore(store.engine)  # type: ignore[union-attr]
+
+
+def run_create(args: argparse.Namespace) -> int:
+    import secrets
+
+    from adapters.clock import system_clock
+
+    store, keys = _open(args.db)
+    try:
+        # The default actor names the role and a random suffix, so two keys never share one.
+        actor = args.actor or f"{args.role}-{secrets.token_hex(3)}"
+        try:
+            key, token = keys.create(actor, args.role, system_clock())
+        except ValueError as error:
+            print(f"paigow: {error}", file=sys.stderr)
+            return 2
+    finally:
+        store.close()
+    print(
+        json.dumps({"key_id": key.key_id, "actor": key.actor_id, "role": key.role, "token": token})
+    )
+    print("paigow: the token is shown only now; the server stores its hash", file=sys.stderr)
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    store, keys = _open(args.db)
+    try:
+        for key in keys.list():
+            row = {
+                "key_id": key.key_id,
+                "actor": key.actor_id,
+                "role": key.role,
+                "created_at": key.created_at,
+                "revoked_at": key.revoked_at,
+            }
+            print(json.dumps(row))
+    finally:
+        store.close()
+    return 0
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    from adapters.clock import system_clock
+
+    store, keys = _open(args.db)
+    try:
+        done = keys.revoke(args.key_id, system_clock())
+    finally:
+        store.close()
+    if not done:
+        print(f"paigow: no active key {args.key_id}", file=sys.stderr)
+        return 1
+    print(f"revoked {args.key_id}")
+    return 0

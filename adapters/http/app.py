@@ -1,0 +1,68 @@
+"""The FastAPI application: commands, queries, the error shapes and the OpenAPI document.
+
+``create_app(service, keys)`` wires an application service (adapters/service.py) and a key store
+(keys.py); ``paigow serve`` builds both from a database URL (server.py). The app itself opens
+nothing and starts nothing, so tests build it over the in-memory store.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+
+from adapters.http import commands, errors, queries
+from adapters.http.keys import KeyStore
+from adapters.http.models import HealthOut
+from adapters.http.runner import CommandRunner
+from adapters.service import TableService, software_version
+
+DESCRIPTION = """\
+Commands and queries of a Pai Gow Poker table over JSON (issue 10).
+
+* Authentication: `Authorization: Bearer <API key>`; each key is bound to an actor and a role
+  (`dealer`, `floor`, `cage`, `auditor`); a role outside its rights gets 403.
+* Every command needs an `Idempotency-Key` header, used as the command id: a retry answers the
+  first result and writes nothing.
+* `expected_version` in a command's body: a stale one gets 409 with `current_version`.
+* A rules violation is 422 with `rule` (the clause of the rulebook) and a message.
+* Money is integer minor units; cards are text (`As`, `Td`, `JK`).
+"""
+
+
+def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> FastAPI:
+    app = FastAPI(
+        title="Pai Gow Poker table API",
+        version=software_version(),
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    app.state.keys = keys
+    app.state.runner = CommandRunner(service)
+    errors.install(app)
+    app.include_router(commands.router)
+    app.include_router(queries.router)
+
+    @app.get("/health", operation_id="health", summary="Liveness; no key needed", tags=["health"])
+    def health(request: Request) -> HealthOut:
+        return HealthOut(status="ok", refusing=request.app.state.service.refusing)
+
+    return app
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    return app.openapi()
+
+
+def openapi_text(app: FastAPI) -> str:
+    """The document as ``docs/openapi.json`` holds it: sorted keys, stable across runs."""
+    document = dict(openapi_document(app))
+    document["info"] = {**document["info"], "version": "see the package version"}
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def write_openapi(app: FastAPI, path: Path) -> None:
+    path.write_text(openapi_text(app), encoding="utf-8")

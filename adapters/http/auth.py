@@ -1,0 +1,75 @@
+"""Authentication (an API key as a bearer token) and the role check of each endpoint.
+
+``Authorization: Bearer <token>``. A missing or unknown key is 401; a known key whose role may not
+call the endpoint is 403, and the attempt is logged (structlog) with the actor, the role, the key
+id and the endpoint, never the token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from adapters.http.errors import ApiProblem
+from adapters.http.keys import ApiKey, KeyStore
+from adapters.http.rights import RIGHTS
+from adapters.logging import get_logger
+
+log = get_logger(component="http")
+
+bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="ApiKey",
+    description="An API key from `paigow keys create --role ROLE`, sent as a bearer token.",
+)
+
+
+def _keys(request: Request) -> KeyStore:
+    keys: KeyStore = request.app.state.keys
+    return keys
+
+
+def caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> ApiKey:
+    """The key the request carries: its actor and role."""
+    if credentials is None or not credentials.credentials:
+        raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
+    key = _keys(request).lookup(credentials.credentials)
+    if key is None:
+        log.warning("unknown_api_key", method=request.method, path=request.url.path)
+        raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
+    return key
+
+
+Caller = Annotated[ApiKey, Depends(caller)]
+
+
+def require(operation: str) -> Callable[..., ApiKey]:
+    """A dependency admitting the roles ``RIGHTS[operation]`` allows; anyone else gets 403."""
+    roles = RIGHTS[operation]
+
+    def check(request: Request, key: Caller) -> ApiKey:
+        if key.role not in roles:
+            log.warning(
+                "access_denied",
+                actor=key.actor_id,
+                role=key.role,
+                key_id=key.key_id,
+                operation=operation,
+                method=request.method,
+                path=request.url.path,
+            )
+            raise ApiProblem(
+                403,
+                "forbidden",
+                f"the {key.role} role may not call {operation}: "
+                f"it is for {', '.join(sorted(roles))}",
+            )
+        return key
+
+    return check

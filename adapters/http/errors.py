@@ -1,0 +1,169 @@
+"""Every refusal as one JSON shape: ``{"error": code, "message": text, ...}``.
+
+- 401 ``unauthorized``: no API key, or one the server does not know (or revoked).
+- 403 ``forbidden``: the key's role may not call this endpoint (logged with the actor).
+- 404 ``not_found``: no such table or round.
+- 409 ``stale_version`` with ``current_version``: the table moved on since the caller read it
+  (the ``expected_version`` it sent, or another writer won the race); ``idempotency_key_reused``:
+  the key was already used for another table.
+- 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
+  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
+- 503 ``commands_refused``: the store failed verification; ``store_unavailable``.
+
+Whatever the error, nothing was written: the service appends only after the core decided, in one
+transaction, and the store refuses whole commands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+
+from adapters.logging import get_logger
+from adapters.service import StoreUnverified
+from table_core.errors import DomainError
+from table_core.ports import (
+    CommandIdConflict,
+    ConcurrencyError,
+    InvalidEvent,
+    StoreError,
+)
+from table_core.table import NotAllowed, WrongState
+
+log = get_logger(component="http")
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response (extra fields depend on ``error``)."""
+
+    error: str
+    message: str
+    rule: str | None = None
+    state: str | None = None
+    current_version: int | None = None
+    expected_version: int | None = None
+    detail: list[Any] | None = None
+
+
+class ApiProblem(Exception):
+    """An HTTP error raised by this layer (not by the core or the store)."""
+
+    def __init__(self, status: int, error: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error = error
+        self.message = message
+        self.extra = extra
+
+
+class StaleVersion(ApiProblem):
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(
+            409,
+            "stale_version",
+            f"the table is at version {current}, not {expected}: reload it and decide again",
+            current_version=current,
+            expected_version=expected,
+        )
+
+
+def problem(status: int, error: str, message: str, **extra: Any) -> JSONResponse:
+    body = {"error": error, "message": message, **extra}
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(jsonable_encoder(body), status_code=status, headers=headers)
+
+
+def _api_problem(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiProblem)
+    return problem(exc.status, exc.error, exc.message, **exc.extra)
+
+
+def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DomainError)
+    if isinstance(exc, NotAllowed):  # the core's own role check (this layer's is stricter)
+        return problem(403, "forbidden", exc.message)
+    extra: dict[str, Any] = {"rule": exc.rule}
+    if isinstance(exc, WrongState):
+        extra["state"] = exc.state
+    return problem(422, "rule_violation", exc.message, **extra)
+
+
+def _store_unverified(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StoreUnverified)
+    return problem(503, "commands_refused", exc.message)
+
+
+def _concurrency(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ConcurrencyError)
+    return problem(
+        409,
+        "stale_version",
+        str(exc),
+        current_version=exc.actual_version,
+        expected_version=exc.expected_version,
+    )
+
+
+def _command_id_conflict(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, CommandIdConflict)
+    return problem(
+        409,
+        "idempotency_key_reused",
+        f"Idempotency-Key {exc.command_id!r} was already used on table {exc.recorded_stream!r}:"
+        " use a new key for a new command",
+    )
+
+
+def _invalid_event(_request: Request, exc: Exception) -> JSONResponse:
+    # A value the store cannot record as given (an integer past 64 bits in a rules profile, …).
+    return problem(422, "rule_violation", str(exc), rule=None)
+
+
+def _store_error(_request: Request, exc: Exception) -> JSONResponse:
+    log.error("store_error", error=str(exc), kind=type(exc).__name__)
+    return problem(503, "store_unavailable", f"the event store refused: {exc}")
+
+
+def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
+    # The core built an event its own model refuses (a value the request schema let through):
+    # decide raised before anything was appended, so it is the caller's input, not a crash.
+    assert isinstance(exc, ValidationError)
+    log.warning("command_not_recordable", error=str(exc))
+    found = exc.errors()
+    if not found:
+        return problem(422, "rule_violation", "invalid value")
+    where = ".".join(str(p) for p in found[0]["loc"])
+    return problem(422, "rule_violation", f"{where}: {found[0]['msg']}")
+
+
+def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(p) for p in error.get("loc", ()))
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    detail = [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
+        for e in errors
+    ]
+    return problem(422, "invalid_request", "; ".join(parts) or "invalid request", detail=detail)
+
+
+def install(app: FastAPI) -> None:
+    # Starlette picks the handler of the most specific class in the exception's MRO, so
+    # StoreUnverified (a DomainError) and the store errors' subclasses get their own.
+    app.add_exception_handler(ApiProblem, _api_problem)
+    app.add_exception_handler(StoreUnverified, _store_unverified)
+    app.add_exception_handler(DomainError, _domain_error)
+    app.add_exception_handler(ConcurrencyError, _concurrency)
+    app.add_exception_handler(CommandIdConflict, _command_id_conflict)
+    app.add_exception_handler(InvalidEvent, _invalid_event)
+    app.add_exception_handler(StoreError, _store_error)
+    app.add_exception_handler(ValidationError, _core_validation)
+    app.add_exception_handler(RequestValidationError, _request_validation)

@@ -1,0 +1,215 @@
+"""Request bodies and responses, validated by pydantic and published in the OpenAPI document.
+
+Money is integer minor units everywhere, and integers are strict: ``25.0`` or ``"25"`` is refused,
+never read as 25. Cards are text (R-CARD-2: ``"As"``, ``"Td"``, ``"JK"``). Limits on sizes keep a
+request small; the rules themselves (a seat's range, the dice, the deal) are the core's to judge,
+so a wrong value there comes back as a 422 naming the clause.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from table_core.rules import TableRules
+
+#: 10^12 minor units: ten billion in a two-decimal currency; a larger chip amount is a typo.
+MAX_AMOUNT = 10**12
+
+TABLE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$"
+
+PlayerId = Annotated[str, Field(pattern=ID_PATTERN, examples=["ana"])]
+Amount = Annotated[StrictInt, Field(ge=1, le=MAX_AMOUNT, description="minor units")]
+Version = Annotated[StrictInt, Field(ge=0, le=2**62)]
+CardText = Annotated[str, Field(min_length=1, max_length=3, examples=["As"])]
+Reason = Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    expected_version: Version | None = Field(
+        default=None,
+        description="The table version the caller decided on: a stale one is refused with 409 "
+        "and the current version. Leave it out to apply the command to the table as it is.",
+    )
+
+
+class CommandBody(_Body):
+    """A command with nothing to say but, optionally, the version it expects."""
+
+
+class OpenTableBody(_Body):
+    rules: TableRules = Field(default_factory=TableRules)
+
+
+class ChangeRulesBody(_Body):
+    rules: TableRules
+    reason: Reason
+
+
+class SeatBody(_Body):
+    seat: Annotated[StrictInt, Field(ge=1, le=6)]
+    player_id: PlayerId
+
+
+class PlayerBody(_Body):
+    player_id: PlayerId
+
+
+class ChipsBody(_Body):
+    player_id: PlayerId
+    amount: Amount
+
+
+class AcceptBankBody(_Body):
+    player_id: PlayerId
+    co_bank: bool = False
+
+
+class BetBody(_Body):
+    player_id: PlayerId
+    amount: Amount
+
+
+class SideBetBody(_Body):
+    player_id: PlayerId
+    bet: Annotated[str, Field(pattern=r"^[a-z][a-z_]{0,39}$", examples=["fortune"])]
+    amount: Amount
+
+
+class ReportDealBody(_Body):
+    """Exactly one of ``deck`` (53 cards in shuffled order) or ``hands`` (the seven stacks in cut
+    order). A card the deck cannot hold is a misdeal: the round is voided (R-DEAL-2)."""
+
+    deck: Annotated[list[CardText], Field(max_length=60)] | None = None
+    hands: (
+        Annotated[list[Annotated[list[CardText], Field(max_length=10)]], Field(max_length=10)]
+        | None
+    ) = None
+
+
+class ReportDiceBody(_Body):
+    faces: Annotated[list[StrictInt], Field(max_length=6, examples=[[3, 5, 6]])]
+
+
+class SetHandBody(_Body):
+    """The player's split; leave ``back`` and ``front`` out to ask for the House Way."""
+
+    player_id: PlayerId
+    back: Annotated[list[CardText], Field(max_length=7)] | None = None
+    front: Annotated[list[CardText], Field(max_length=7)] | None = None
+
+
+class VoidBody(_Body):
+    reason: Reason
+
+
+# --- responses -----------------------------------------------------------------------------------
+
+
+class ActorOut(BaseModel):
+    id: str
+    role: str
+
+
+class EventOut(BaseModel):
+    """A recorded event: its place in the global log and in its table's stream, and its hash."""
+
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    payload: dict[str, Any]
+    actor: ActorOut
+    at: str
+    command_id: str
+    hash: str
+
+
+class CommandResponse(BaseModel):
+    """What a command recorded. A retry with the same ``Idempotency-Key`` answers this same body
+    (and the header ``Idempotent-Replayed: true``), writing nothing."""
+
+    table_id: str
+    command_id: str
+    version: int = Field(description="the table's version after these events")
+    events: list[EventOut]
+
+
+class WagerOut(BaseModel):
+    seat: int | None = Field(description="None: the house hand's wager against a player-banker")
+    player_id: str | None
+    position: int
+    amount: int
+
+
+class SideBetOut(BaseModel):
+    seat: int
+    player_id: str
+    bet: str
+    amount: int
+
+
+class HandOut(BaseModel):
+    seat: int | None = Field(description="None: the dealer's place")
+    cards: list[str]
+
+
+class PlayedOut(BaseModel):
+    seat: int | None
+    back: list[str]
+    front: list[str]
+    forfeited: bool = False
+
+
+class RoundOut(BaseModel):
+    number: int
+    phase: str
+    rules_version: int
+    banker_seat: int | None = Field(description="None: the dealer banks")
+    banker_player_id: str | None
+    co_bank: bool
+    bank_order: list[int]
+    offered_seat: int | None
+    wagers: list[WagerOut]
+    returned: list[WagerOut]
+    side_bets: list[SideBetOut]
+    dice: list[int] | None
+    first_position: int | None
+    hands: list[HandOut]
+    played: list[PlayedOut]
+    banker_hand: PlayedOut | None
+
+
+class SeatOut(BaseModel):
+    seat: int
+    player_id: str
+    balance: int
+
+
+class TableOut(BaseModel):
+    """The table as its events fold: seats and balances, the money totals, the live round."""
+
+    table_id: str
+    version: int
+    phase: str
+    rules: dict[str, Any]
+    seats: list[SeatOut]
+    balances: dict[str, int]
+    last_round: int
+    bought_in: int
+    cashed_out: int
+    house_result: int
+    commission: int
+    meter: int = Field(description="the progressive meter (R-VAR-6), house money set aside")
+    meter_seeded: int = Field(description="what the house itself put in the meter")
+    round: RoundOut | None
+
+
+class HealthOut(BaseModel):
+    status: str
+    refusing: str | None

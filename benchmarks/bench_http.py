@@ -1,0 +1,333 @@
+"""HTTP API latency and throughput: place-bet and set-hand under concurrent clients on loopback.
+
+A real server (``paigow serve``, its own process, uvicorn) over SQLite and over PostgreSQL; one
+client thread per table (8 tables of 6 players by default), each playing whole rounds through the
+API: start, six bets, close, electronic deal and dice, six set-hands (the House Way on request),
+banker hand, settle, close. Every request is timed; the figures are for ``place_bet`` and
+``set_hand``, and requests/s counts every command.
+
+Three runs per engine:
+  service the same commands through the application service in the benchmark's process, one
+          table, no HTTP: the store's and the core's share of the latency;
+  paced   the clients together send ``--rate`` requests/s (each client waits for its next slot),
+          the issue's goal: p99 under 20 ms at 200 requests/s on PostgreSQL;
+  max     closed loop, each client sends its next request as soon as the last one answers.
+
+Usage (repo root): ``.venv/bin/python benchmarks/bench_http.py [--rate 200] [--seconds 15]
+[--tables 8] [--engines sqlite,postgresql]``. Prints a table, then ONE JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from cryptography.hazmat.primitives import serialization
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from adapters.http.keys import SqlKeyStore  # noqa: E402
+from adapters.logging import configure_logging  # noqa: E402
+from adapters.store import migrate, open_store  # noqa: E402
+from adapters.store.signing import Signer  # noqa: E402
+
+PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+PAIGOW = Path(sys.executable).with_name("paigow")
+PLAYERS = 6
+MEASURED = ("place_bet", "set_hand")
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def _pg_admin(statement: str) -> None:
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG)
+    with psycopg.connect(
+        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
+        autocommit=True,
+    ) as admin:  # fmt: skip
+        admin.execute(statement)
+
+
+def database(engine: str, folder: Path) -> tuple[str, str | None]:
+    """A fresh migrated database and, for PostgreSQL, the schema to drop afterwards."""
+    if engine == "sqlite":
+        return f"sqlite:///{folder / 'bench.db'}", None
+    from sqlalchemy.engine import make_url
+
+    schema = f"bench_http_{os.getpid()}"
+    _pg_admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    _pg_admin(f"CREATE SCHEMA {schema}")
+    url = make_url(PG).update_query_dict({"options": f"-csearch_path={schema}"})
+    text = url.render_as_string(hide_password=False)
+    migrate.upgrade(text)
+    return text, schema
+
+
+class Server:
+    """``paigow serve`` in its own process, as a casino runs it."""
+
+    def __init__(self, url: str, folder: Path, key_file: Path) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "PAIGOW_SIGNING_KEY": str(key_file), "PAIGOW_LOG_FORMAT": "json"}
+        self.log = (folder / "serve.log").open("w")
+        self.process = subprocess.Popen(
+            [str(PAIGOW), "serve", "--db", url, "--port", str(self.port), "--no-verify"],
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            env=env,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the server did not start; see {folder / 'serve.log'}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.log.close()
+
+
+class Client:
+    """One terminal at one table: plays rounds, timing every request."""
+
+    def __init__(self, base: str, table: str, tokens: dict[str, str], interval: float) -> None:
+        self.http = httpx.Client(base_url=base, timeout=30)
+        self.table = table
+        self.tokens = tokens
+        self.interval = interval  # seconds between this client's requests (0: closed loop)
+        self.samples: dict[str, list[float]] = defaultdict(list)
+        self.requests = 0
+        self.errors = 0
+        self._n = 0
+        self._next = time.perf_counter()
+
+    def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
+        if self.interval:
+            now = time.perf_counter()
+            if self._next > now:
+                time.sleep(self._next - now)
+            self._next = max(self._next, now) + self.interval
+        self._n += 1
+        headers = {
+            "Authorization": f"Bearer {self.tokens[role]}",
+            "Idempotency-Key": f"{self.table}-{self._n}-{time.time_ns()}",
+        }
+        started = time.perf_counter()
+        response = self.http.post(f"/tables/{self.table}{path}", json=body, headers=headers)
+        elapsed = time.perf_counter() - started
+        self.requests += 1
+        if response.status_code != 200:
+            self.errors += 1
+            raise RuntimeError(f"{operation}: {response.status_code} {response.text}")
+        self.samples[operation].append(elapsed)
+
+    def setup(self) -> None:
+        self.send("floor", "open_table", "/open", {})
+        for seat in range(1, PLAYERS + 1):
+            player = f"{self.table}-p{seat}"
+            self.send("dealer", "seat_player", "/seat", {"seat": seat, "player_id": player})
+            self.send("cage", "buy_in", "/buy-in", {"player_id": player, "amount": 10**9})
+
+    def play(self, until: float) -> None:
+        players = [f"{self.table}-p{seat}" for seat in range(1, PLAYERS + 1)]
+        while time.perf_counter() < until:
+            self.send("dealer", "start_round", "/round/start")
+            for player in players:
+                self.send(
+                    "dealer", "place_bet", "/round/bet", {"player_id": player, "amount": 2_500}
+                )
+            self.send("dealer", "close_bets", "/round/close-bets")
+            self.send("dealer", "deal", "/round/deal")
+            self.send("dealer", "dice", "/round/dice")
+            for player in players:
+                self.send("dealer", "set_hand", "/round/hand", {"player_id": player})
+            self.send("dealer", "banker_hand", "/round/banker-hand")
+            self.send("dealer", "settle", "/round/settle")
+            self.send("dealer", "close_round", "/round/close")
+
+
+def run(
+    base: str, tokens: dict[str, str], tables: list[str], rate: float, seconds: float
+) -> dict[str, Any]:
+    interval = len(tables) / rate if rate else 0.0
+    clients = [Client(base, table, tokens, interval) for table in tables]
+    failures: list[BaseException] = []
+
+    def play(client: Client) -> None:
+        try:
+            client.play(until)
+        except BaseException as error:
+            failures.append(error)
+
+    started = time.perf_counter()
+    until = started + seconds
+    threads = [threading.Thread(target=play, args=(c,)) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    if failures:
+        raise SystemExit(f"a request failed: {failures[0]}")
+    result: dict[str, Any] = {
+        "requests_per_s": round(sum(c.requests for c in clients) / elapsed, 1)
+    }
+    for operation in MEASURED:
+        samples = [s for c in clients for s in c.samples[operation]]
+        result[operation] = {
+            "count": len(samples),
+            "per_s": round(len(samples) / elapsed, 1),
+            "p50_ms": round(percentile(samples, 0.50) * 1000, 2),
+            "p99_ms": round(percentile(samples, 0.99) * 1000, 2),
+        }
+    return result
+
+
+def service_baseline(url: str, key_file: Path, seconds: float) -> dict[str, Any]:
+    """The same commands through the application service in this process, one table, no HTTP:
+    what the store and the core cost, to tell the API's share from theirs."""
+    from adapters.rng import SecureDeckAndDice
+    from adapters.service import TableService
+    from table_core import commands as c
+    from table_core.events import Actor
+
+    store = open_store(url, signing_key=key_file)
+    service = TableService(store, source=SecureDeckAndDice())
+    dealer, floor, cage = (Actor(id=f"{r}-base", role=r) for r in ("dealer", "floor", "cage"))
+    n = iter(range(10**9))
+    samples: dict[str, list[float]] = defaultdict(list)
+
+    def run(command: Any, operation: str = "") -> None:
+        started = time.perf_counter()
+        service.execute("B0", command, f"base-{next(n)}")
+        if operation:
+            samples[operation].append(time.perf_counter() - started)
+
+    now = service.now
+    run(c.OpenTable(table_id="B0", actor=floor, at=now()))
+    players = [f"B0-p{seat}" for seat in range(1, PLAYERS + 1)]
+    for seat, player in enumerate(players, start=1):
+        run(c.SeatPlayer(seat=seat, player_id=player, actor=dealer, at=now()))
+        run(c.BuyIn(player_id=player, amount=10**9, actor=cage, at=now()))
+    until = time.perf_counter() + seconds
+    while time.perf_counter() < until:
+        run(c.StartRound(actor=dealer, at=now()))
+        for player in players:
+            run(c.PlaceBet(player_id=player, amount=2_500, actor=dealer, at=now()), "place_bet")
+        run(c.CloseBets(actor=dealer, at=now()))
+        service.deal_electronic("B0", dealer, f"base-{next(n)}")
+        service.roll_dice_electronic("B0", dealer, f"base-{next(n)}")
+        for player in players:
+            run(c.SetHand(player_id=player, actor=dealer, at=now()), "set_hand")
+        run(c.SetBankerHand(actor=dealer, at=now()))
+        run(c.Settle(actor=dealer, at=now()))
+        run(c.CloseRound(actor=dealer, at=now()))
+    store.close()
+    return {
+        operation: {
+            "count": len(samples[operation]),
+            "p50_ms": round(percentile(samples[operation], 0.50) * 1000, 2),
+            "p99_ms": round(percentile(samples[operation], 0.99) * 1000, 2),
+        }
+        for operation in MEASURED
+    }
+
+
+def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        url, schema = database(engine, folder)
+        key_file = folder / "signing.pem"
+        key_file.write_bytes(
+            Signer.generate().private_key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+        store = open_store(url, signing_key=key_file)
+        keys = SqlKeyStore(store.engine)  # type: ignore[union-attr]
+        now = datetime.now(UTC)
+        tokens = {
+            role: keys.create(f"{role}-bench", role, now)[1] for role in ("dealer", "floor", "cage")
+        }
+        store.close()
+        baseline = service_baseline(url, key_file, args.seconds / 3)
+        server = Server(url, folder, key_file)
+        try:
+            out: dict[str, Any] = {"service": baseline}
+            for mode, rate, tables in (
+                ("paced", args.rate, [f"P{i}" for i in range(args.tables)]),
+                ("max", 0.0, [f"M{i}" for i in range(args.tables)]),
+            ):
+                for table in tables:
+                    Client(server.base, table, tokens, 0.0).setup()
+                out[mode] = run(server.base, tokens, tables, rate, args.seconds)
+            return out
+        finally:
+            server.stop()
+            if schema is not None:
+                _pg_admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=200.0, help="paced run: requests/s in all")
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of each run")
+    parser.add_argument("--tables", type=int, default=8, help="tables = concurrent clients")
+    parser.add_argument("--engines", default="sqlite,postgresql")
+    args = parser.parse_args()
+    configure_logging(level="warning")  # the baseline's service would log every command
+    figures: dict[str, Any] = {}
+    print(f"{'engine':<11} {'run':<7} {'req/s':>7}  {'operation':<10} {'p50 ms':>7} {'p99 ms':>7}")
+    for engine in args.engines.split(","):
+        figures[engine] = bench(engine, args)
+        for mode, result in figures[engine].items():
+            for operation in MEASURED:
+                o = result[operation]
+                rate = result.get("requests_per_s")
+                shown = "-" if rate is None else f"{rate:.1f}"
+                print(
+                    f"{engine:<11} {mode:<7} {shown:>7}  {operation:<10} "
+                    f"{o['p50_ms']:>7.2f} {o['p99_ms']:>7.2f}"
+                )
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""``paigow keys``: create (the token shown once), list (never a token), revoke."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e.conftest import Run
+
+DB = "sqlite:///keys.db"
+
+
+def test_create_list_and_revoke_a_key(paigow: Run) -> None:
+    created = paigow("keys", "create", "--role", "cage", "--actor", "cage-3", "--db", DB)
+    assert created.returncode == 0, created.stderr
+    key = json.loads(created.stdout)
+    assert (key["actor"], key["role"]) == ("cage-3", "cage")
+    assert "shown only now" in created.stderr
+    default = json.loads(paigow("keys", "create", "--role", "auditor", "--db", DB).stdout)
+    assert default["actor"].startswith("auditor-") and default["key_id"] != key["key_id"]
+    listed = paigow("keys", "list", "--db", DB)
+    rows = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert sorted(r["key_id"] for r in rows) == sorted([key["key_id"], default["key_id"]])
+    assert key["token"] not in listed.stdout and default["token"] not in listed.stdout
+    assert (
+        paigow("keys", "revoke", key["key_id"], "--db", DB).stdout == f"revoked {key['key_id']}\n"
+    )
+    again = paigow("keys", "revoke", key["key_id"], "--db", DB)
+    assert (again.returncode, again.stderr) == (1, f"paigow: no active key {key['key_id']}\n")
+    rows = [json.loads(line) for line in paigow("keys", "list", "--db", DB).stdout.splitlines()]
+    assert [r["revoked_at"] is not None for r in rows if r["key_id"] == key["key_id"]] == [True]
+
+
+def test_a_key_needs_a_role_the_api_knows_and_a_database(paigow: Run) -> None:
+    wrong = paigow("keys", "create", "--role", "pit_boss", "--db", DB)
+    assert wrong.returncode == 2 and "invalid choice: 'pit_boss'" in wrong.stderr
+    memory = paigow("keys", "create", "--role", "dealer", "--db", "memory://")
+    assert memory.returncode == 2
+    assert (
+        memory.stderr
+        == "paigow: keys of a memory:// store vanish with the process: use a database\n"
+    )

@@ -1,0 +1,170 @@
+"""End to end over real HTTP (issue 10): ``paigow keys create`` and ``paigow serve`` as installed,
+a uvicorn server on a free loopback port, one full round from opening the table to settlement,
+then the round's recall and an audit verify through the API; a 403 is logged as JSON with the
+actor; the OpenAPI document is served; stopping the server records ``service_stopped``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adapters.store import open_store
+from tests.e2e.conftest import PAIGOW, Run
+
+DB = "sqlite:///casino.db"
+TABLE = "PG-7"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@dataclass
+class Server:
+    base: str
+    tokens: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)  # uvicorn shuts down gracefully
+            self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def server(tmp_path: Path, paigow: Run) -> Iterator[Server]:
+    first = paigow("keys", "create", "--role", "floor", "--actor", "floor-e2e", "--db", DB)
+    assert first.returncode == 0, first.stderr  # a new SQLite file, with its signing key beside
+    tokens = {"floor": json.loads(first.stdout)["token"]}
+    creating = {  # the other keys at once: each is a process start
+        role: subprocess.Popen(
+            [str(PAIGOW), "keys", "create", "--role", role, "--actor", f"{role}-e2e", "--db", DB],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for role in ("dealer", "cage", "auditor")
+    }
+    for role, process in creating.items():
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+        created = json.loads(out)
+        assert created["role"] == role and created["token"].startswith("pgw_")
+        tokens[role] = created["token"]
+    port = free_port()
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "PAIGOW_LOG_FORMAT": "json"}
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            [str(PAIGOW), "serve", "--db", DB, "--port", str(port)],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the server did not start: " + log.read_text()
+            time.sleep(0.1)
+        yield Server(base, tokens, log, process)
+    finally:
+        Server(base, tokens, log, process).stop()
+
+
+def test_a_full_round_over_http_then_recall_and_audit(server: Server) -> None:
+    base, tokens, log = server.base, server.tokens, server.log
+    n = iter(range(1, 100))
+
+    def post(role: str, path: str, body: dict | None = None) -> dict:
+        headers = {"Authorization": f"Bearer {tokens[role]}", "Idempotency-Key": f"e2e-{next(n)}"}
+        response = httpx.post(f"{base}/tables/{TABLE}{path}", json=body, headers=headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def get(role: str, path: str) -> httpx.Response:
+        return httpx.get(f"{base}{path}", headers={"Authorization": f"Bearer {tokens[role]}"})
+
+    post("floor", "/open", {"rules": {"limits": {"min_bet": 500, "max_bet": 50_000}}})
+    post("dealer", "/seat", {"seat": 1, "player_id": "ana"})
+    post("dealer", "/seat", {"seat": 4, "player_id": "bo"})
+    post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000})
+    post("cage", "/buy-in", {"player_id": "bo", "amount": 10_000})
+    post("dealer", "/round/start")
+    post("dealer", "/round/bet", {"player_id": "ana", "amount": 2_000})
+    post("dealer", "/round/bet", {"player_id": "bo", "amount": 1_000})
+    post("dealer", "/round/close-bets")
+    dealt = post("dealer", "/round/deal")
+    deck = dealt["events"][0]["payload"]["deck"]
+    assert len(deck) == 53 and len(set(deck)) == 53  # the secure source's deck (R-DEAL-4)
+    post("dealer", "/round/dice")
+    post("dealer", "/round/hand", {"player_id": "ana"})  # ana asks for the House Way
+    post("dealer", "/round/hand", {"player_id": "bo"})
+    post("dealer", "/round/banker-hand")
+    settled = post("dealer", "/round/settle")
+    results = next(e for e in settled["events"] if e["type"] == "round_settled")["payload"]
+    post("dealer", "/round/close")
+
+    state = get("cage", f"/tables/{TABLE}").json()
+    nets = {r["player_id"]: r["net"] for r in results["results"]}
+    assert state["balances"] == {"ana": 20_000 + nets["ana"], "bo": 10_000 + nets["bo"]}
+    total = sum(state["balances"].values()) + state["house_result"] + state["commission"]
+    assert total == state["bought_in"] == 30_000
+
+    recall = get("auditor", f"/tables/{TABLE}/rounds/1")
+    assert recall.status_code == 200
+    record = recall.json()
+    assert record["status"] == "closed" and record["round"] == 1
+
+    verified = get("auditor", f"/audit/verify?table_id={TABLE}&from_round=1&to_round=1")
+    assert verified.status_code == 200, verified.text
+    report = verified.json()
+    assert report["ok"] is True and report["findings"] == []
+    assert report["rounds"] == 1 and report["signatures_checked"] is True
+    assert report["summary"].startswith("audit OK")
+
+    denied = httpx.post(
+        f"{base}/tables/{TABLE}/round/void",
+        json={"reason": "card exposed"},
+        headers={"Authorization": f"Bearer {tokens['dealer']}", "Idempotency-Key": "e2e-void"},
+    )
+    assert denied.status_code == 403
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    refusals = [line for line in lines if line["event"] == "access_denied"]
+    assert [(r["actor"], r["role"], r["operation"]) for r in refusals] == [
+        ("dealer-e2e", "dealer", "void_round")
+    ]
+
+    document = httpx.get(f"{base}/openapi.json").json()
+    written = json.loads((Path(__file__).parents[3] / "docs" / "openapi.json").read_text())
+    assert document["paths"] == written["paths"]
+
+    server.stop()  # SIGTERM: uvicorn shuts down and the service records it
+    store = open_store(f"sqlite:///{server.log.parent / 'casino.db'}")
+    try:
+        kinds = [e.type for e in store.read_stream("system")]
+    finally:
+        store.close()
+    assert kinds == ["service_started", "store_opened", "service_stopped"]

@@ -1,0 +1,137 @@
+"""The HTTP app over a fresh store, with one API key per role and a small client for the table."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from adapters.clock import SteppingClock
+from adapters.http.app import create_app
+from adapters.http.keys import KeyStore, MemoryKeyStore, key_store_for
+from adapters.rng import SeededDeckAndDice
+from adapters.service import TableService
+from adapters.store import InMemoryEventStore, migrate, open_store
+from adapters.store.signing import Signer
+
+START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
+ROLES = ("dealer", "floor", "cage", "auditor")
+TABLE = "PG-1"
+
+
+@dataclass
+class Api:
+    """A TestClient with a token per role; ``post`` sends a command with a fresh key each time."""
+
+    client: TestClient
+    service: TableService
+    keys: KeyStore
+    tokens: dict[str, str]
+    prefix: str = "test"
+    _keys: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    def headers(self, role: str, key: str | None = None) -> dict[str, str]:
+        headers = {"Authorization": f"Bearer {self.tokens[role]}"}
+        headers["Idempotency-Key"] = key or f"{self.prefix}-{next(self._keys)}"
+        return headers
+
+    def post(
+        self,
+        role: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        key: str | None = None,
+        table: str = TABLE,
+    ) -> Any:
+        return self.client.post(
+            f"/tables/{table}{path}", json=body, headers=self.headers(role, key)
+        )
+
+    def get(self, role: str, path: str) -> Any:
+        return self.client.get(path, headers={"Authorization": f"Bearer {self.tokens[role]}"})
+
+    def ok(self, role: str, path: str, body: dict[str, Any] | None = None, **kw: Any) -> Any:
+        response = self.post(role, path, body, **kw)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def version(self, table: str = TABLE) -> int:
+        return self.service.store.stream_version(table)
+
+
+def build_api(store: Any, keys: KeyStore, seed: int = 3, prefix: str = "test") -> Api:
+    service = TableService(
+        store, clock=SteppingClock(START, timedelta(seconds=1)), source=SeededDeckAndDice(seed)
+    )
+    tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
+    return Api(TestClient(create_app(service, keys)), service, keys, tokens, prefix)
+
+
+@pytest.fixture
+def api() -> Api:
+    """Over the in-memory store: fast, for the API's own behaviour."""
+    return build_api(InMemoryEventStore(Signer.generate()), MemoryKeyStore())
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated database of each engine (PostgreSQL: a fresh schema of its own)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'casino.db'}"
+    else:
+        url = request.getfixturevalue("pg_url")
+    migrate.upgrade(url)
+    return url
+
+
+@pytest.fixture
+def sql_api(db_url: str) -> Iterator[Api]:
+    """Over a real database, keys in its ``api_keys`` table."""
+    store = open_store(db_url, signing_key=Signer.generate())
+    try:
+        yield build_api(store, key_store_for(store))
+    finally:
+        store.close()
+
+
+def open_table(api: Api, *players: tuple[int, str, int]) -> None:
+    """Open the table (floor), seat the players (dealer) and sell them chips (cage)."""
+    api.ok("floor", "/open", {})
+    for seat, player, chips in players:
+        api.ok("dealer", "/seat", {"seat": seat, "player_id": player})
+        api.ok("cage", "/buy-in", {"player_id": player, "amount": chips})
+
+
+@contextlib.contextmanager
+def served(app: Any) -> Iterator[str]:
+    """A real uvicorn server for ``app`` on a free loopback port, in a thread; yields its URL."""
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)

@@ -1,0 +1,30 @@
+"""The OpenAPI document: served at /openapi.json and kept in docs/openapi.json (regenerate with
+``paigow serve --write-openapi docs/openapi.json``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from adapters.http.app import openapi_text
+from tests.integration.http.conftest import Api
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"
+
+
+def test_docs_openapi_json_is_the_served_document(api: Api) -> None:
+    app = api.client.app
+    assert DOC.read_text(encoding="utf-8") == openapi_text(app), (  # type: ignore[arg-type]
+        "docs/openapi.json is stale: run `paigow serve --write-openapi docs/openapi.json`"
+    )
+
+
+def test_every_command_documents_its_key_header_and_errors(api: Api) -> None:
+    document = json.loads(DOC.read_text(encoding="utf-8"))
+    commands = [op for item in document["paths"].values() for m, op in item.items() if m == "post"]
+    assert len(commands) == 21
+    for operation in commands:
+        headers = [p["name"] for p in operation["parameters"] if p["in"] == "header"]
+        assert headers == ["Idempotency-Key"], operation["operationId"]
+        assert {"200", "401", "403", "409", "422"} <= set(operation["responses"])
+        assert operation["security"] == [{"ApiKey": []}]

@@ -1,0 +1,160 @@
+"""The role matrix (issue 10): every endpoint x every role, allowed or 403; a 403 is logged with
+the actor. The expected matrix is written out here, apart from adapters/http/rights.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from tests.integration.http.conftest import ROLES, TABLE, Api, open_table
+
+D, F, C, A = "dealer", "floor", "cage", "auditor"
+
+EXPECTED: dict[str, set[str]] = {
+    "open_table": {F},
+    "change_rules": {F},
+    "seat_player": {D, F},
+    "leave_seat": {D, F},
+    "buy_in": {C},
+    "cash_out": {C},
+    "start_round": {D},
+    "accept_bank": {D, F},
+    "decline_bank": {D, F},
+    "place_bet": {D},
+    "place_side_bet": {D},
+    "close_bets": {D},
+    "deal_electronic": {D},
+    "report_deal": {D},
+    "roll_dice_electronic": {D},
+    "report_dice": {D},
+    "set_hand": {D},
+    "set_banker_hand": {D},
+    "settle": {D},
+    "close_round": {D},
+    "void_round": {F},
+    "table_state": {D, F, C, A},
+    "table_events": {D, F, C, A},
+    "round_recall": {D, F, C, A},
+    "round_history": {D, F, C, A},
+    "reports": {F, C, A},
+    "audit_verify": {A, F},
+}
+
+BODIES: dict[str, dict[str, Any]] = {
+    "open_table": {},
+    "change_rules": {"rules": {"version": 2}, "reason": "new commission sign posted"},
+    "seat_player": {"seat": 4, "player_id": "cy"},
+    "leave_seat": {"player_id": "bo"},
+    "buy_in": {"player_id": "ana", "amount": 5_000},
+    "cash_out": {"player_id": "ana", "amount": 1_000},
+    "accept_bank": {"player_id": "ana"},
+    "decline_bank": {"player_id": "ana"},
+    "place_bet": {"player_id": "ana", "amount": 2_500},
+    "place_side_bet": {"player_id": "ana", "bet": "fortune", "amount": 500},
+    "report_deal": {"hands": [["As"]]},
+    "report_dice": {"faces": [1, 2, 3]},
+    "set_hand": {"player_id": "ana"},
+    "void_round": {"reason": "card exposed"},
+}
+
+
+def operations(api: Api) -> list[tuple[str, str, str]]:
+    """(operation id, method, path) of every endpoint, from the served OpenAPI document."""
+    document = api.client.get("/openapi.json").json()
+    return [
+        (operation["operationId"], method.upper(), path)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
+
+
+def call(api: Api, operation: str, method: str, path: str, role: str, n: int) -> Any:
+    path = path.replace("{table_id}", TABLE).replace("{round}", "1")
+    headers = api.headers(role, key=f"matrix-{n}")
+    if method == "GET":
+        return api.client.get(path, headers=headers)
+    return api.client.post(path, json=BODIES.get(operation), headers=headers)
+
+
+def test_the_matrix_covers_every_endpoint_but_health(api: Api) -> None:
+    served = {operation for operation, _, _ in operations(api)}
+    assert served - {"health"} == set(EXPECTED)
+    commands = {operation for operation, method, _ in operations(api) if method == "POST"}
+    assert len(commands) == 21  # every table command of table_core.commands, deal and dice twice
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_endpoint_admits_its_roles_and_refuses_the_others(api: Api, role: str) -> None:
+    open_table(api, (2, "ana", 100_000), (3, "bo", 50_000))
+    api.ok("dealer", "/round/start")
+    endpoints = [e for e in operations(api) if e[0] != "health"]
+    assert len(endpoints) == len(EXPECTED)
+    for n, (operation, method, path) in enumerate(endpoints):
+        with capture_logs() as logs:
+            response = call(api, operation, method, path, role, n)
+        assert response.status_code < 500, (operation, response.text)
+        if role in EXPECTED[operation]:
+            assert response.status_code != 403, (operation, role, response.text)
+            assert not [e for e in logs if e["event"] == "access_denied"]
+        else:
+            assert response.status_code == 403, (operation, role, response.text)
+            assert response.json()["error"] == "forbidden"
+            denied = [e for e in logs if e["event"] == "access_denied"]
+            assert len(denied) == 1
+            assert (denied[0]["actor"], denied[0]["role"], denied[0]["operation"]) == (
+                f"{role}-1",
+                role,
+                operation,
+            )
+
+
+def test_a_refused_role_writes_nothing(api: Api) -> None:
+    open_table(api, (2, "ana", 100_000))
+    before = len(api.service.store.read_all())
+    for role, path, body in [
+        ("dealer", "/buy-in", {"player_id": "ana", "amount": 5_000}),
+        ("cage", "/round/start", None),
+        ("auditor", "/round/void", {"reason": "card exposed"}),
+        ("dealer", "/rules", {"rules": {"version": 2}, "reason": "new sign"}),
+    ]:
+        assert api.post(role, path, body).status_code == 403
+    assert len(api.service.store.read_all()) == before
+
+
+#: Each command of the core and the endpoint(s) that give it.
+COMMAND_ENDPOINTS = {
+    "OpenTable": {"open_table"},
+    "ChangeRules": {"change_rules"},
+    "SeatPlayer": {"seat_player"},
+    "LeaveSeat": {"leave_seat"},
+    "BuyIn": {"buy_in"},
+    "CashOut": {"cash_out"},
+    "StartRound": {"start_round"},
+    "AcceptBank": {"accept_bank"},
+    "DeclineBank": {"decline_bank"},
+    "PlaceBet": {"place_bet"},
+    "PlaceSideBet": {"place_side_bet"},
+    "CloseBets": {"close_bets"},
+    "DealCards": {"deal_electronic", "report_deal"},
+    "RollDice": {"roll_dice_electronic", "report_dice"},
+    "SetHand": {"set_hand"},
+    "SetBankerHand": {"set_banker_hand"},
+    "Settle": {"settle"},
+    "CloseRound": {"close_round"},
+    "VoidRound": {"void_round"},
+}
+
+
+def test_every_command_of_the_core_has_an_endpoint(api: Api) -> None:
+    from table_core import commands as c
+
+    core = {
+        name
+        for name, value in vars(c).items()
+        if isinstance(value, type) and issubclass(value, c.Command) and value is not c.Command
+    }
+    assert core == set(COMMAND_ENDPOINTS), "a new command needs an endpoint (adapters/http)"
+    served = {operation for operation, method, _ in operations(api) if method == "POST"}
+    assert set().union(*COMMAND_ENDPOINTS.values()) == served
