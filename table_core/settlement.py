@@ -7,8 +7,7 @@ house's take, kept apart so that reports can sum commission (R-PAY-3); the banke
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from table_core.errors import DomainError
 from table_core.rules import CommissionRules
@@ -67,8 +66,9 @@ def wager_result(back: HandResult, front: HandResult) -> WagerResult:
     return "loss"
 
 
-@dataclass(frozen=True)
-class MainWagerSettlement:
+class MainWagerSettlement(NamedTuple):
+    """One settled main wager (a named tuple: a simulation builds one per hand)."""
+
     result: WagerResult
     back: HandResult
     front: HandResult
