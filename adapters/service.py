@@ -37,7 +37,13 @@ from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
 from table_core.events import Actor, Event, RoundVoided, RulesChanged, event_to_dict, parse_event
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore, NewEvent, RecordedEvent
+from table_core.ports import (
+    CommandsPartlyRecorded,
+    ConcurrencyError,
+    EventStore,
+    NewEvent,
+    RecordedEvent,
+)
 from table_core.state import TableState
 from table_core.table import decide, fold
 
@@ -58,6 +64,35 @@ class StoreUnverified(DomainError):
 
 
 @dataclass(frozen=True)
+class ElectronicDeal:
+    """In a batch: deal a deck drawn from the table's source when this command's turn comes."""
+
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class ElectronicDice:
+    """In a batch: roll the source's dice for the dealt round when this command's turn comes."""
+
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """In a batch: a command built from the table's state when its turn comes (a player acting on
+    what the layout shows: the bank offered to them, their seven cards). ``build`` may answer
+    ``None``: nothing to do (a player who banks does not wager); the item is then skipped and its
+    command id is not used."""
+
+    build: Callable[[TableState], c.Command | ElectronicDeal | ElectronicDice | None]
+
+
+BatchCommandItem = c.Command | ElectronicDeal | ElectronicDice | Deferred
+#: One command of a batch and its command id.
+BatchItem = tuple[BatchCommandItem, str]
+
+
+@dataclass(frozen=True)
 class CommandResult:
     """What a command did: its recorded events (the first ones, on a retry) and the new state."""
 
@@ -66,14 +101,29 @@ class CommandResult:
     replayed: bool = False
 
 
+_STORE_ACTORS: dict[tuple[str, str], StoreActor] = {}
+
+
 def to_new_event(event: Event) -> NewEvent:
-    """A domain event as the store records it: the whole event is the payload, readable alone."""
+    """A domain event as the store records it: the whole event is the payload, readable alone.
+
+    The payload is pydantic's JSON-mode dump of a model the core validated (string keys, lists,
+    integers for money), so the envelope does not walk it again (``serialized``); the store still
+    scans the bytes it writes for floats and out-of-range integers."""
+    actor = event.actor
+    key = (actor.id, actor.role)
+    store_actor = _STORE_ACTORS.get(key)
+    if store_actor is None:
+        if len(_STORE_ACTORS) > 10_000:  # a bound, whatever the run: actors are few in practice
+            _STORE_ACTORS.clear()
+        store_actor = _STORE_ACTORS[key] = StoreActor(id=actor.id, role=actor.role)
     return NewEvent(
         type=event.type,
         schema_version=event.schema_version,
         payload=event_to_dict(event),
-        actor=StoreActor(id=event.actor.id, role=event.actor.role),
+        actor=store_actor,
         at=event.at,
+        serialized=True,
     )
 
 
@@ -276,6 +326,131 @@ class TableService:
         if notes:
             self._system(notes)
 
+    # --- batches ---------------------------------------------------------------------------------
+
+    def execute_batch(self, table_id: str, items: Sequence[BatchItem]) -> list[CommandResult]:
+        """Decide each command against the state the previous ones left and append them all in
+        ONE transaction (``EventStore.append_batch``), all or none; each event keeps its own
+        command's id, so each command stays idempotent on its own. One result per command, in
+        order, each with the state after it. A refused command refuses the whole batch: nothing
+        is written. Electronic draws (:class:`ElectronicDeal`, :class:`ElectronicDice`) are
+        drawn when their turn comes, so a batch that fails has drawn nothing that counts.
+
+        Retries: a batch whose commands are all recorded answers their first events; one that
+        mixes recorded and new commands answers the recorded ones and appends the new ones,
+        decided against the reloaded table, as one batch."""
+        if not items:
+            return []
+        log = self.log.bind(table_id=table_id, batch=len(items), first_command_id=items[0][1])
+        if self.refusing:
+            log.warning("command_refused", reason=self.refusing)
+            raise StoreUnverified(f"commands are refused: {self.refusing}")
+        state = initial = self.load(table_id)
+        start_version = state.version
+        decided: list[tuple[str, list[Event], TableState]] = []
+        skipped: set[int] = set()
+        for index, (item, command_id) in enumerate(items):
+            try:
+                command = self._resolve(item, state)
+                if command is None:
+                    skipped.add(index)
+                    continue
+                events = decide(state, command)
+            except DomainError as error:
+                if self.store.events_of_command(command_id) is not None:
+                    return self._retried_batch(table_id, items, log)
+                log.info(
+                    "command_rejected",
+                    command=type(item).__name__,
+                    command_id=command_id,
+                    round=state.round.number if state.round else None,
+                    rule=error.rule,
+                    error=error.message,
+                )
+                raise
+            state = fold(events, state)
+            decided.append((command_id, events, state))
+            log.debug("command_decided", command=type(item).__name__, command_id=command_id)
+        if not decided:  # every item was a deferred one with nothing to do
+            return [CommandResult([], initial) for _ in items]
+        batch = [
+            (command_id, [to_new_event(e) for e in events]) for command_id, events, _ in decided
+        ]
+        ends_round = any(e.type in _ROUND_ENDS for _, events, _ in decided for e in events)
+        try:
+            recorded = self.store.append_batch(
+                table_id, start_version, batch, checkpoint=ends_round
+            )
+        except ConcurrencyError:
+            self.forget(table_id)  # another writer moved the table on: reload next time
+            log.warning("command_conflict", expected_version=start_version)
+            raise
+        except CommandsPartlyRecorded:
+            return self._retried_batch(table_id, items, log)
+        if recorded[0][0].version != start_version + 1:
+            # Every command was already recorded: the store answered the first outcomes and
+            # wrote nothing. Reload, since our view of the table was stale.
+            self.forget(table_id)
+            log.info("batch_replayed", events=sum(len(r) for r in recorded))
+            state = self.load(table_id)
+            done = [CommandResult(events, state, replayed=True) for events in recorded]
+            return _with_skipped(len(items), skipped, done, initial)
+        self._tables[table_id] = state
+        log.info(
+            "batch_done",
+            round=state.round.number if state.round else None,
+            events=sum(len(r) for r in recorded),
+            version=state.version,
+        )
+        self._note_significant([e for _, events, _ in decided for e in events])
+        done = [
+            CommandResult(events, after)
+            for events, (_, _, after) in zip(recorded, decided, strict=True)
+        ]
+        return _with_skipped(len(items), skipped, done, initial)
+
+    def _resolve(self, item: BatchCommandItem, state: TableState) -> c.Command | None:
+        """A batch item as the core's command: electronic draws read the source and the clock
+        now, and only in the phase that takes them (a recorded deal is never drawn again);
+        deferred items are built from ``state`` now."""
+        if isinstance(item, Deferred):
+            built = item.build(state)
+            if built is None or isinstance(built, Deferred):
+                return None
+            item = built
+        if isinstance(item, ElectronicDeal | ElectronicDice):
+            phase = "bets_closed" if isinstance(item, ElectronicDeal) else "dealt"
+            if self.source is None:
+                raise DomainError("this table has no deck-and-dice source: report the deal instead")
+            if state.phase != phase:
+                raise DomainError(f"cannot draw now: the round is {state.phase}, not {phase}")
+            if isinstance(item, ElectronicDeal):
+                deck = list(self.source.shuffled_deck())
+                return c.DealCards(
+                    deck=deck, source="electronic", actor=item.actor, at=self.clock()
+                )
+            return c.RollDice(faces=self.source.roll_dice(), actor=item.actor, at=self.clock())
+        return item
+
+    def _retried_batch(
+        self, table_id: str, items: Sequence[BatchItem], log: Any
+    ) -> list[CommandResult]:
+        """Some commands of the batch are already recorded: answer their first events, and
+        append the others as one batch decided against the reloaded table."""
+        self.forget(table_id)
+        earlier = {command_id: self.store.events_of_command(command_id) for _, command_id in items}
+        new = [(item, command_id) for item, command_id in items if earlier[command_id] is None]
+        log.info("batch_replayed", recorded=len(items) - len(new), new=len(new))
+        fresh = iter(self.execute_batch(table_id, new) if new else [])
+        state = self.load(table_id)
+        results = []
+        for _, command_id in items:
+            events = earlier[command_id]
+            results.append(
+                next(fresh) if events is None else CommandResult(events, state, replayed=True)
+            )
+        return results
+
     # --- electronic dealing --------------------------------------------------------------------
 
     def deal_electronic(self, table_id: str, actor: Actor, command_id: str) -> CommandResult:
@@ -316,6 +491,23 @@ class TableService:
             # the state, exactly as the core refuses a command in the wrong state.
             raise DomainError(f"cannot draw now: the round is {state.phase}, not {phase}")
         return self.execute(table_id, build(self.source), command_id)
+
+
+def _with_skipped(
+    count: int, skipped: set[int], done: list[CommandResult], before: TableState
+) -> list[CommandResult]:
+    """One result per batch item: a skipped deferred item wrote nothing and left the state as
+    the item before it did."""
+    if not skipped:
+        return done
+    results: list[CommandResult] = []
+    answers = iter(done)
+    for index in range(count):
+        if index in skipped:
+            results.append(CommandResult([], results[-1].state if results else before))
+        else:
+            results.append(next(answers))
+    return results
 
 
 def with_time(command: c.Command, at: Any) -> c.Command:

@@ -11,7 +11,7 @@ Pure: standard library only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
@@ -59,6 +59,23 @@ class CommandIdConflict(StoreError):
         self.requested_stream = requested_stream
 
 
+class CommandsPartlyRecorded(StoreError):
+    """A batch holds commands already recorded and commands that are not: nothing was written.
+
+    A whole batch retried is answered with its first events, like one command retried; a batch
+    that mixes old and new commands was decided against a state that did not hold the old ones,
+    so the caller reloads the stream and sends only ``new`` (``recorded`` names the others)."""
+
+    def __init__(self, stream_id: str, recorded: Sequence[str], new: Sequence[str]) -> None:
+        super().__init__(
+            f"stream {stream_id!r}: commands {list(recorded)!r} are already recorded, "
+            f"{list(new)!r} are not; reload and send only the new ones"
+        )
+        self.stream_id = stream_id
+        self.recorded = list(recorded)
+        self.new = list(new)
+
+
 class SigningKeyMissing(StoreError):
     """A signed checkpoint was asked for but the store has no signing key configured."""
 
@@ -87,13 +104,25 @@ class Actor:
 
 @dataclass(frozen=True, slots=True)
 class NewEvent:
-    """An event a command produced, not yet recorded. Checked here, so every store refuses alike."""
+    """An event a command produced, not yet recorded. Checked here, so every store refuses alike.
+
+    ``serialized=True`` says the payload is a JSON serializer's output from models with no float
+    field (pydantic's ``model_dump(mode="json")`` of the core's events: string keys, lists,
+    integers for money): the recursive walk of :func:`check_json` is skipped, since it would
+    re-check what the core's models already validated. The 64-bit range of integers is still
+    enforced: every store scans the bytes it writes for long digit runs and walks the payload
+    when it finds one. A float in such a payload is the maker's broken promise, not caught here.
+    """
 
     type: str
     schema_version: int
     payload: Mapping[str, Any]
     actor: Actor
     at: datetime
+    serialized: bool = field(default=False, kw_only=True, compare=False, repr=False)
+    #: Set on construction: the payload is dicts and lists of JSON leaves only, so the store may
+    #: hand it back as the recorded payload instead of parsing its own text again.
+    plain: bool = field(default=False, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.type, str) or not self.type:
@@ -106,13 +135,19 @@ class NewEvent:
             raise InvalidEvent(f"{self.type}: the event time must be a timezone-aware datetime")
         if not isinstance(self.payload, Mapping):
             raise InvalidEvent(f"{self.type}: the payload must be a JSON object")
-        check_json(self.payload, self.type)
+        plain = self.serialized or check_json(self.payload, self.type)
+        object.__setattr__(self, "plain", plain and type(self.payload) is dict)
 
 
-def check_json(value: object, where: str) -> None:
-    """Refuse anything that is not a plain JSON value: floats above all (money is integers)."""
+def check_json(value: object, where: str) -> bool:
+    """Refuse anything that is not a plain JSON value: floats above all (money is integers).
+
+    Returns whether the value is plain as well: dicts and lists only (no tuples, no other
+    mappings), so that its JSON text reads back as an equal value."""
     kind = type(value)
+    plain = True
     if kind is dict or isinstance(value, Mapping):
+        plain = kind is dict
         for key, item in value.items():  # type: ignore[attr-defined]
             if type(key) is not str:
                 raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
@@ -122,18 +157,19 @@ def check_json(value: object, where: str) -> None:
                 continue
             if leaf is int and -_INT_LIMIT < item < _INT_LIMIT:
                 continue
-            check_json(item, where)
-        return
+            plain = check_json(item, where) and plain
+        return plain
     if kind is list or kind is tuple:
+        plain = kind is list
         for item in value:  # type: ignore[attr-defined]
-            check_json(item, where)
-        return
+            plain = check_json(item, where) and plain
+        return plain
     if kind is str or kind is bool or value is None:
-        return
+        return True
     if kind is int:
         if not -_INT_LIMIT < value < _INT_LIMIT:  # type: ignore[operator]
             raise InvalidEvent(f"{where}: integer {value} is outside the signed 64-bit range")
-        return
+        return True
     if kind is float:
         raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
     raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
@@ -171,6 +207,10 @@ class Checkpoint:
     signature: str
 
 
+#: One command of a batch: its id and the events it produced, in order.
+BatchCommand: TypeAlias = tuple[str, Sequence[NewEvent]]
+
+
 @runtime_checkable
 class EventStore(Protocol):
     """The append-only event store the application service writes through.
@@ -180,6 +220,17 @@ class EventStore(Protocol):
     ``expected_version``). A ``command_id`` seen before on the same stream returns the events it
     produced then and writes nothing. ``checkpoint=True`` also signs the chain head after the
     append (the end of a round).
+
+    ``append_batch`` records several commands of one stream in ONE transaction, all or none, each
+    event keeping its own command's id, so each command stays idempotent on its own: it returns
+    one list of recorded events per command, in order. A batch whose every command is already
+    recorded on this stream returns their first events and writes nothing; a batch mixing recorded
+    and new commands writes nothing and raises ``CommandsPartlyRecorded``; a command id given
+    twice in one batch is ``InvalidEvent``.
+
+    The payload of a recorded event that an append returns may be the appended mapping itself
+    (when it is a plain dict of JSON values: no copy is made), so callers do not change a payload
+    once appended; events read back are always parsed from the stored bytes.
     """
 
     def append(
@@ -191,6 +242,15 @@ class EventStore(Protocol):
         *,
         checkpoint: bool = False,
     ) -> list[RecordedEvent]: ...
+
+    def append_batch(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        *,
+        checkpoint: bool = False,
+    ) -> list[list[RecordedEvent]]: ...
 
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]: ...
 
@@ -237,6 +297,10 @@ class Upcasters:
 
     def __bool__(self) -> bool:
         return bool(self._steps)
+
+    def lifts(self, event_type: str, version: int) -> bool:
+        """Whether an event of this type and schema version is older than the newest shape."""
+        return (event_type, version) in self._steps
 
     def upcast(self, event_type: str, version: int, payload: Payload) -> tuple[int, Payload]:
         """The payload lifted through every registered step, and the version it ends at."""

@@ -12,22 +12,25 @@ from typing import Any, TypeVar
 from adapters.store.canonical import GENESIS_HASH, format_time
 from adapters.store.core import (
     EventReader,
-    build_rows,
+    build_batch_rows,
+    check_batch,
     check_request,
     check_version,
     checkpoint_of,
+    command_rows,
+    recorded_ranges,
     sequence,
 )
+from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
-from adapters.store.verify import ChainVerifier, Report, VerificationFailed, verify
+from adapters.store.verify import Report, verify
 from table_core.ports import (
+    BatchCommand,
     Checkpoint,
-    CommandIdConflict,
     InvalidEvent,
     NewEvent,
     RecordedEvent,
     SigningKeyMissing,
-    TamperDetected,
     Upcasters,
 )
 
@@ -74,26 +77,46 @@ class InMemoryEventStore:
         checkpoint: bool = False,
     ) -> list[RecordedEvent]:
         check_request(stream_id, expected_version, events, command_id)
+        commands = [(command_id, events)]
+        return self._append(stream_id, expected_version, commands, checkpoint)[0]
+
+    def append_batch(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        *,
+        checkpoint: bool = False,
+    ) -> list[list[RecordedEvent]]:
+        check_batch(stream_id, expected_version, commands)
+        return self._append(stream_id, expected_version, commands, checkpoint)
+
+    def _append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
         if checkpoint and self.signer is None:
             raise SigningKeyMissing("no signing key is configured for checkpoints")
         with self._lock:
-            known = self._commands.get(command_id)
-            if known is not None:
-                recorded_stream, first, last = known
-                if recorded_stream != stream_id:
-                    raise CommandIdConflict(command_id, recorded_stream, stream_id)
-                return self._stream_events(stream_id, first - 1, last)
+            ids = [command_id for command_id, _ in commands]
+            found = {i: self._commands[i] for i in ids if i in self._commands}
+            ranges = recorded_ranges(stream_id, ids, found)
+            if ranges is not None:  # the whole batch is a retry
+                return [self._stream_events(stream_id, first - 1, last) for first, last in ranges]
             indexes = self._streams.get(stream_id, [])
             head_version = len(indexes)
             check_version(stream_id, expected_version, head_version)
             head_hash = self.rows[indexes[-1]][11] if indexes else GENESIS_HASH
-            event_rows = build_rows(stream_id, head_version, head_hash, events, command_id)
+            event_rows = build_batch_rows(stream_id, head_version, head_hash, commands)
             position = len(self.rows)
             global_head = self.rows[-1][13] if self.rows else GENESIS_HASH
             # The event id is the position here, as on SQLite.
-            ids = range(position + 1, position + 1 + len(event_rows))
+            ids_ = range(position + 1, position + 1 + len(event_rows))
             log = sequence(
-                ((event_id, row[10]) for event_id, row in zip(ids, event_rows, strict=True)),
+                ((event_id, row[10]) for event_id, row in zip(ids_, event_rows, strict=True)),
                 position,
                 global_head,
             )
@@ -103,15 +126,19 @@ class InMemoryEventStore:
             ]
             new_checkpoint = None
             if checkpoint:
-                new_checkpoint = self._sign(new_rows[-1][0], new_rows[-1][13], events[-1].at)
+                last = commands[-1][1][-1]
+                new_checkpoint = self._sign(new_rows[-1][0], new_rows[-1][13], last.at)
             self._fault("before_commit")
             self.rows.extend(new_rows)
             self._streams.setdefault(stream_id, []).extend(range(position, len(self.rows)))
-            self._commands[command_id] = (stream_id, head_version + 1, head_version + len(events))
+            for command_id, stream, first, last_version in command_rows(
+                stream_id, head_version, commands
+            ):
+                self._commands[command_id] = (stream, first, last_version)
             if new_checkpoint is not None:
                 self.checkpoint_rows.append(new_checkpoint)
             self._fault("after_commit")
-            return self._reader.events(new_rows)
+            return self._reader.appended([entry[0] for entry in log], event_rows, commands)
 
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         with self._lock:
@@ -159,15 +186,12 @@ class InMemoryEventStore:
     def replay(self, fold: Callable[[State, RecordedEvent], State], state: State) -> State:
         """Verify every event while folding it; ``TamperDetected`` at the first that fails."""
         rows, checkpoint_rows = self.raw_log()
-        verifier = ChainVerifier(checkpoint_rows, self.public_key, canonical=False)
-        event = self._reader.event
         try:
-            for row in rows:
-                state = fold(state, event(row, verifier.check(row)))
-            verifier.finish()
-        except VerificationFailed as failed:
-            raise TamperDetected(str(failed.finding), failed.finding) from None
-        return state
+            return replay_rows(
+                rows, checkpoint_rows, self.public_key, self._reader.upcasters, fold, state
+            )
+        except ReplayBroken:
+            raise tamper_detected(self.verify()) from None
 
     def close(self) -> None:
         pass

@@ -19,6 +19,8 @@ has the argument.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -30,30 +32,32 @@ from adapters.store.core import (
     READ_COLUMNS,
     EventReader,
     EventRow,
-    build_rows,
+    build_batch_rows,
+    check_batch,
     check_request,
     check_version,
     checkpoint_of,
+    command_rows,
+    recorded_ranges,
     sequence,
 )
+from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
 from adapters.store.verify import (
     CHECKPOINT_QUERY,
-    ChainVerifier,
     Finding,
     Report,
-    VerificationFailed,
     verify,
 )
 from table_core.ports import (
+    BatchCommand,
     Checkpoint,
-    CommandIdConflict,
     ConcurrencyError,
     InvalidEvent,
     NewEvent,
     RecordedEvent,
     SigningKeyMissing,
-    TamperDetected,
+    StoreError,
     Upcasters,
 )
 
@@ -89,6 +93,10 @@ EVENT_COLUMNS = (
     "stream_id, version, type, schema_version, payload, recorded_at, actor_id, actor_role, "
     "command_id, prev_hash, hash"
 )
+
+
+class _SlowPath(Exception):
+    """Internal (SQLite): the stream is not at the expected version; see whether it is a retry."""
 
 
 class _Retried(Exception):
@@ -246,22 +254,24 @@ class SqlEventStore:
             return report
 
     def replay(self, fold: Callable[[State, RecordedEvent], State], state: State) -> State:
-        """Read every event, verify its hashes and the checkpoints, and fold it, in one pass;
-        ``TamperDetected`` at the first event or checkpoint that does not hold."""
-        event = self._reader.event
+        """Read every event, verify its hashes, links and checkpoints, and fold it, in one pass
+        (``replay.replay_rows``); ``TamperDetected`` naming the first event or checkpoint that
+        does not hold."""
         with self._connection() as conn:
             self._sequence_pass(conn, None)
-            verifier = ChainVerifier(
-                list(conn.execute(CHECKPOINT_QUERY)), self.public_key, canonical=False
-            )
-            check = verifier.check
+            checkpoint_rows = list(conn.execute(CHECKPOINT_QUERY))
             try:
-                for row in self._log_pages(conn):
-                    state = fold(state, event(row, check(row)))
-                verifier.finish()
-            except VerificationFailed as failed:
-                raise TamperDetected(str(failed.finding), failed.finding) from None
-        return state
+                return replay_rows(
+                    self._log_pages(conn),
+                    checkpoint_rows,
+                    self.public_key,
+                    self._reader.upcasters,
+                    fold,
+                    state,
+                )
+            except ReplayBroken:
+                pass
+        raise tamper_detected(self.verify())
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -274,6 +284,29 @@ class SqlEventStore:
         *,
         checkpoint: bool = False,
     ) -> list[RecordedEvent]:
+        check_request(stream_id, expected_version, events, command_id)
+        commands = [(command_id, events)]
+        return self._append(stream_id, expected_version, commands, checkpoint)[0]
+
+    def append_batch(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        *,
+        checkpoint: bool = False,
+    ) -> list[list[RecordedEvent]]:
+        """Several commands of one stream in one transaction: see ``ports.EventStore``."""
+        check_batch(stream_id, expected_version, commands)
+        return self._append(stream_id, expected_version, commands, checkpoint)
+
+    def _append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
         raise NotImplementedError
 
     def checkpoint(self, at: datetime) -> Checkpoint:
@@ -284,16 +317,86 @@ class SqlEventStore:
         return None
 
 
+def _placeholders(rows: int, columns: int) -> str:
+    row = "(" + ", ".join("?" * columns) + ")"
+    return ", ".join([row] * rows)
+
+
 class SqliteEventStore(SqlEventStore):
     dialect = "sqlite"
     placeholder = "?"
-    INSERT_EVENT = f"INSERT INTO events (id, {EVENT_COLUMNS}) VALUES (?{', ?' * 11})"
     INSERT_LOG = "INSERT INTO event_log (position, event_id, prev_hash, hash) VALUES (?, ?, ?, ?)"
+    # Rows per multi-row INSERT: one statement for a whole round (an SQLite statement takes at
+    # most 32,766 parameters; 12 columns x 1,000 rows stays well below).
+    CHUNK = 1_000
+    # The command ids of a batch, the stream head and the log head: one statement, one step.
+    LOOKUP = (
+        "SELECT 0, command_id, stream_id, first_version, last_version FROM commands "
+        "WHERE command_id IN ({ids}) "
+        "UNION ALL SELECT 1, hash, NULL, version, NULL FROM (SELECT version, hash FROM events "
+        "WHERE stream_id = ? ORDER BY version DESC LIMIT 1) "
+        "UNION ALL SELECT 2, hash, NULL, position, NULL FROM (SELECT position, hash "
+        "FROM event_log ORDER BY position DESC LIMIT 1)"
+    )
+
+    HEADS = (
+        "SELECT 1, hash, version FROM (SELECT version, hash FROM events WHERE stream_id = ? "
+        "ORDER BY version DESC LIMIT 1) "
+        "UNION ALL SELECT 2, hash, position FROM (SELECT position, hash FROM event_log "
+        "ORDER BY position DESC LIMIT 1)"
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._statements: dict[tuple[str, int], str] = {}
+        # SQLite takes one writer at a time anyway: this process's appends share one connection
+        # (no pool checkout per append), one after another under this lock; other processes
+        # still meet at SQLite's write lock (BEGIN IMMEDIATE).
+        self._writer: Any = None
+        self._write_lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._write_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+        super().close()
+
+    def _statement(self, kind: str, rows: int) -> str:
+        """The SQL text for ``rows`` rows (cached: sqlite3 keeps its prepared statement by text)."""
+        key = (kind, rows)
+        text = self._statements.get(key)
+        if text is None:
+            if kind == "events":
+                text = f"INSERT INTO events (id, {EVENT_COLUMNS}) VALUES {_placeholders(rows, 12)}"
+            elif kind == "log":
+                text = (
+                    "INSERT INTO event_log (position, event_id, prev_hash, hash) "
+                    f"VALUES {_placeholders(rows, 4)}"
+                )
+            elif kind == "commands":
+                text = (
+                    "INSERT INTO commands (command_id, stream_id, first_version, last_version) "
+                    f"VALUES {_placeholders(rows, 4)}"
+                )
+            else:
+                text = self.LOOKUP.format(ids=", ".join("?" * rows))
+            self._statements[key] = text
+        return text
+
+    def _insert(self, conn: Any, kind: str, rows: Sequence[Sequence[Any]]) -> None:
+        for start in range(0, len(rows), self.CHUNK):
+            chunk = rows[start : start + self.CHUNK]
+            flat = [value for row in chunk for value in row]
+            conn.execute(self._statement(kind, len(chunk)), flat)
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Any]:
         """A write transaction holding SQLite's write lock from its first statement."""
-        with self._connection() as conn:
+        with self._write_lock:
+            if self._writer is None:
+                self._writer = self.engine.raw_connection()
+            conn = self._writer.driver_connection
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -304,52 +407,98 @@ class SqliteEventStore(SqlEventStore):
                     conn.execute("ROLLBACK")
                 raise
 
-    def append(
+    def _lookup(
+        self, conn: Any, stream_id: str, ids: Sequence[str]
+    ) -> tuple[dict[str, tuple[str, int, int]], tuple[int, str], tuple[int, str]]:
+        """The recorded ones among ``ids``, the stream head and the global head."""
+        found: dict[str, tuple[str, int, int]] = {}
+        head = (0, GENESIS_HASH)
+        global_head = (0, GENESIS_HASH)
+        for start in range(0, len(ids), self.CHUNK):
+            chunk = ids[start : start + self.CHUNK]
+            for kind, a, b, c, d in conn.execute(
+                self._statement("lookup", len(chunk)), (*chunk, stream_id)
+            ):
+                if kind == 0:
+                    found[a] = (b, c, d)
+                elif kind == 1:
+                    head = (c, a)
+                else:
+                    global_head = (c, a)
+        return found, head, global_head
+
+    def _append(
         self,
         stream_id: str,
         expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        checkpoint: bool = False,
-    ) -> list[RecordedEvent]:
-        check_request(stream_id, expected_version, events, command_id)
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
         if checkpoint:
             self._need_signer()
-        with self._write() as conn:
-            known = conn.execute(SELECT_COMMAND, (command_id,)).fetchone()
-            if known is not None:
-                recorded_stream, first, last = known
-                if recorded_stream != stream_id:
-                    raise CommandIdConflict(command_id, recorded_stream, stream_id)
-                return self._read_stream(conn, stream_id, first - 1, last)
-            head = conn.execute(SELECT_HEAD, (stream_id,)).fetchone()
-            head_version, head_hash = head if head else (0, GENESIS_HASH)
-            check_version(stream_id, expected_version, head_version)
-            rows = build_rows(stream_id, head_version, head_hash, events, command_id)
-            position, global_head = conn.execute(SELECT_GLOBAL_HEAD).fetchone() or (
-                0,
-                GENESIS_HASH,
-            )
-            # One writer at a time: an event's id is its position, no sequencer needed.
-            ids = range(position + 1, position + 1 + len(rows))
-            conn.executemany(
-                self.INSERT_EVENT, [(i, *row) for i, row in zip(ids, rows, strict=True)]
-            )
-            log = sequence(zip(ids, [row[10] for row in rows], strict=True), position, global_head)
-            conn.executemany(self.INSERT_LOG, log)
-            conn.execute(
-                INSERT_COMMAND, (command_id, stream_id, head_version + 1, head_version + len(rows))
-            )
-            if checkpoint:
-                conn.execute(
-                    INSERT_CHECKPOINT, self._signed_row(log[-1][0], log[-1][3], events[-1].at)
-                )
-            recorded = self._reader.events(
-                (entry[0], *row) for entry, row in zip(log, rows, strict=True)
-            )
-        self._fault("after_commit")
-        return recorded
+        for _ in range(3):
+            try:
+                with self._write() as conn:
+                    recorded = self._append_new(
+                        conn, stream_id, expected_version, commands, checkpoint
+                    )
+            except sqlite3.IntegrityError as error:
+                if "commands.command_id" not in str(error):
+                    raise
+            except _SlowPath:
+                pass
+            else:
+                self._fault("after_commit")
+                return recorded
+            # A command id already recorded (its unique key refused it) or a stream that moved
+            # on: nothing was written. A retried batch is answered, a mixed one or a stale one
+            # refused, as the port says.
+            ids = [command_id for command_id, _ in commands]
+            with self._write() as conn:
+                found, (head_version, _), _ = self._lookup(conn, stream_id, ids)
+                ranges = recorded_ranges(stream_id, ids, found)
+                if ranges is not None:
+                    return [self._read_stream(conn, stream_id, a - 1, b) for a, b in ranges]
+                check_version(stream_id, expected_version, head_version)
+            # Neither, by now: another process wrote in between; try again.
+        raise StoreError(f"stream {stream_id!r} kept changing under this append; try again")
+
+    def _append_new(
+        self,
+        conn: Any,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
+        """Write a batch of commands presumed new: the command rows go first, so a command id
+        seen before fails at once on its unique key, before anything else is built."""
+        (head_version, head_hash), (position, global_head) = self._heads(conn, stream_id)
+        if head_version != expected_version:
+            raise _SlowPath  # stale, or a retry sent with its old version: look the ids up
+        self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
+        rows = build_batch_rows(stream_id, head_version, head_hash, commands)
+        # One writer at a time: an event's id is its position, no sequencer needed.
+        first_id = position + 1
+        self._insert(conn, "events", [(first_id + i, *row) for i, row in enumerate(rows)])
+        log = sequence(
+            ((first_id + i, row[10]) for i, row in enumerate(rows)), position, global_head
+        )
+        self._insert(conn, "log", log)
+        if checkpoint:
+            at = commands[-1][1][-1].at
+            conn.execute(INSERT_CHECKPOINT, self._signed_row(log[-1][0], log[-1][3], at))
+        return self._reader.appended([entry[0] for entry in log], rows, commands)
+
+    def _heads(self, conn: Any, stream_id: str) -> tuple[tuple[int, str], tuple[int, str]]:
+        head = (0, GENESIS_HASH)
+        global_head = (0, GENESIS_HASH)
+        for kind, digest, number in conn.execute(self.HEADS, (stream_id,)):
+            if kind == 1:
+                head = (number, digest)
+            else:
+                global_head = (number, digest)
+        return head, global_head
 
     def checkpoint(self, at: datetime) -> Checkpoint:
         self._need_signer()
@@ -365,9 +514,8 @@ class SqliteEventStore(SqlEventStore):
 class PostgresEventStore(SqlEventStore):
     dialect = "postgresql"
     placeholder = "%s"
-    # One round trip for every insert of a command: events, their queue entries, the command.
+    # One round trip for every insert of a batch: events, their queue entries, the commands.
     # Arrays go in binary (%b): as text, escaping the JSON payloads was a third of the CPU.
-    # One round trip for every insert of a command: events, their queue entries, the command.
     INSERT_COMMAND_EVENTS = (
         f"WITH ins AS (INSERT INTO events ({EVENT_COLUMNS}) "
         "SELECT * FROM unnest(%b::text[], %b::int[], %b::text[], %b::int[], %b::text[], "
@@ -375,12 +523,13 @@ class PostgresEventStore(SqlEventStore):
         "RETURNING id, version, hash), "
         "queued AS (INSERT INTO sequencer_queue (event_id, hash) SELECT id, hash FROM ins), "
         "command AS (INSERT INTO commands (command_id, stream_id, first_version, last_version) "
-        "VALUES (%s, %s, %s, %s)) "
+        "SELECT * FROM unnest(%b::text[], %b::text[], %b::int[], %b::int[])) "
         "SELECT id, version FROM ins"
     )
     SELECT_COMMAND_AND_HEAD = (
-        "SELECT 0, stream_id, first_version, last_version FROM commands WHERE command_id = %s "
-        "UNION ALL (SELECT 1, hash, version, 0 FROM events WHERE stream_id = %s "
+        "SELECT 0, command_id, stream_id, first_version, last_version FROM commands "
+        "WHERE command_id = ANY(%s) "
+        "UNION ALL (SELECT 1, hash, NULL, version, 0 FROM events WHERE stream_id = %s "
         "ORDER BY version DESC LIMIT 1)"
     )
     # Locked per schema, so test runs in separate schemas do not queue behind each other.
@@ -397,40 +546,36 @@ class PostgresEventStore(SqlEventStore):
     POSITIONS_OF = "SELECT event_id, position FROM event_log WHERE event_id = ANY(%s)"
     QUEUE_NOT_EMPTY = "SELECT EXISTS (SELECT 1 FROM sequencer_queue)"
 
-    def append(
+    def _append(
         self,
         stream_id: str,
         expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        checkpoint: bool = False,
-    ) -> list[RecordedEvent]:
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
         import psycopg
 
-        check_request(stream_id, expected_version, events, command_id)
         if checkpoint:
             self._need_signer()
+        ids = [command_id for command_id, _ in commands]
         with self._connection() as conn:
             try:
                 # Pipelined: BEGIN + the head query in one round trip, the inserts + COMMIT in
                 # another.
                 with conn.pipeline() as pipeline, conn.transaction():
-                    written = self._insert(
-                        conn, pipeline, stream_id, expected_version, events, command_id
-                    )
+                    written = self._insert(conn, pipeline, stream_id, expected_version, commands)
                     if written is None:  # an idempotent retry: nothing is written
                         raise _Retried
                     if self.faults:
                         pipeline.sync()  # so a test's fault finds the inserts on the server
                         self._fault("before_commit")
             except _Retried:
-                retried = self._known_command(conn, stream_id, command_id)
+                retried = self._known_commands(conn, stream_id, ids)
                 assert retried is not None
                 return retried
             except psycopg.errors.UniqueViolation:
-                # Someone else committed this stream version, or this very command, first.
-                retried = self._known_command(conn, stream_id, command_id)
+                # Someone else committed this stream version, or these very commands, first.
+                retried = self._known_commands(conn, stream_id, ids)
                 if retried is not None:
                     return retried
                 actual = self._version(conn, stream_id)
@@ -439,11 +584,10 @@ class PostgresEventStore(SqlEventStore):
             assert written is not None
             inserted, rows = written
             id_of_version = {version: event_id for event_id, version in inserted.fetchall()}
-            ids = [id_of_version[row[1]] for row in rows]
-            positions = self._sequence_pass(conn, events[-1].at if checkpoint else None, wanted=ids)
-            return self._reader.events(
-                (positions[i], *row) for i, row in zip(ids, rows, strict=True)
-            )
+            event_ids = [id_of_version[row[1]] for row in rows]
+            last_at = commands[-1][1][-1].at if checkpoint else None
+            positions = self._sequence_pass(conn, last_at, wanted=event_ids)
+            return self._reader.appended([positions[i] for i in event_ids], rows, commands)
 
     def _insert(
         self,
@@ -451,39 +595,47 @@ class PostgresEventStore(SqlEventStore):
         pipeline: Any,
         stream_id: str,
         expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
+        commands: Sequence[BatchCommand],
     ) -> tuple[Any, list[EventRow]] | None:
-        """Queue the inserts of a new command; ``None`` if the command is already recorded."""
+        """Queue the inserts of new commands; ``None`` if they are all recorded already."""
         head_version, head_hash = 0, GENESIS_HASH
-        found = conn.execute(self.SELECT_COMMAND_AND_HEAD, (command_id, stream_id))
+        ids = [command_id for command_id, _ in commands]
+        result = conn.execute(self.SELECT_COMMAND_AND_HEAD, (ids, stream_id))
         # In pipeline mode a fetch may return before the result has arrived; a sync may not.
         pipeline.sync()
-        for kind, a, b, _ in found.fetchall():
+        found: dict[str, tuple[str, int, int]] = {}
+        for kind, a, b, c, d in result.fetchall():
             if kind == 0:
-                if a != stream_id:
-                    raise CommandIdConflict(command_id, a, stream_id)
-                return None
-            head_hash, head_version = a, b
+                found[a] = (b, c, d)
+            else:
+                head_hash, head_version = a, c
+        if recorded_ranges(stream_id, ids, found) is not None:
+            return None
         check_version(stream_id, expected_version, head_version)
-        rows = build_rows(stream_id, head_version, head_hash, events, command_id)
+        rows = build_batch_rows(stream_id, head_version, head_hash, commands)
         columns = [list(column) for column in zip(*rows, strict=True)]
-        inserted = conn.execute(
-            self.INSERT_COMMAND_EVENTS,
-            (*columns, command_id, stream_id, head_version + 1, head_version + len(rows)),
-        )
+        command_columns = [
+            list(column)
+            for column in zip(*command_rows(stream_id, head_version, commands), strict=True)
+        ]
+        inserted = conn.execute(self.INSERT_COMMAND_EVENTS, (*columns, *command_columns))
         return inserted, rows  # the cursor: its ids are read after the commit
 
-    def _known_command(
-        self, conn: Any, stream_id: str, command_id: str
-    ) -> list[RecordedEvent] | None:
-        known = conn.execute(self.sql(SELECT_COMMAND), (command_id,)).fetchone()
-        if known is None:
+    def _known_commands(
+        self, conn: Any, stream_id: str, ids: Sequence[str]
+    ) -> list[list[RecordedEvent]] | None:
+        found = {
+            command_id: (stream, first, last)
+            for command_id, stream, first, last in conn.execute(
+                "SELECT command_id, stream_id, first_version, last_version FROM commands "
+                "WHERE command_id = ANY(%s)",
+                (list(ids),),
+            ).fetchall()
+        }
+        ranges = recorded_ranges(stream_id, ids, found)
+        if ranges is None:
             return None
-        recorded_stream, first, last = known
-        if recorded_stream != stream_id:
-            raise CommandIdConflict(command_id, recorded_stream, stream_id)
-        return self._read_stream(conn, stream_id, first - 1, last)
+        return [self._read_stream(conn, stream_id, first - 1, last) for first, last in ranges]
 
     def _version(self, conn: Any, stream_id: str) -> int:
         head = conn.execute(self.sql(SELECT_HEAD), (stream_id,)).fetchone()

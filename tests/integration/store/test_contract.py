@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from table_core.ports import (
     Actor,
     CommandIdConflict,
+    CommandsPartlyRecorded,
     ConcurrencyError,
     InvalidEvent,
     NewEvent,
@@ -305,3 +308,220 @@ def test_checkpoints_sign_the_head_at_the_end_of_each_round(store: Any) -> None:
     assert checkpoint.at == OPENED + timedelta(hours=1)
     assert len(checkpoint.signature) == 128
     assert store.verify().ok
+
+
+# --- batches: several commands of one table in one transaction --------------------------------
+
+
+def _round_batch(round_number: int) -> list[tuple[str, list[NewEvent]]]:
+    """Three commands of a round, as the service batches them: each keeps its own id."""
+    r = f"table-1:r{round_number}"
+    return [
+        (f"{r}:bet-ana", [wager(2, 2500, round_number)]),
+        (f"{r}:bet-ben", [wager(5, 1000, round_number), wager(5, 500, round_number)]),
+        (f"{r}:dice", [dice([2, 3, 3], round_number)]),
+    ]
+
+
+def test_a_batch_is_recorded_in_one_go_each_event_under_its_own_command(store: Any) -> None:
+    recorded = store.append_batch("table-1", 0, _round_batch(1), checkpoint=True)
+
+    assert [[(e.position, e.version, e.command_id) for e in command] for command in recorded] == [
+        [(1, 1, "table-1:r1:bet-ana")],
+        [(2, 2, "table-1:r1:bet-ben"), (3, 3, "table-1:r1:bet-ben")],
+        [(4, 4, "table-1:r1:dice")],
+    ]
+    flat = [e for command in recorded for e in command]
+    assert store.read_stream("table-1") == flat
+    assert [e.prev_hash for e in flat[1:]] == [e.hash for e in flat[:-1]]
+    assert store.events_of_command("table-1:r1:bet-ben") == recorded[1]
+    assert [c.position for c in store.checkpoints()] == [4]
+    assert store.verify().ok
+    # The next batch chains on: versions and positions go on densely.
+    again = store.append_batch("table-1", 4, _round_batch(2))
+    assert [e.position for command in again for e in command] == [5, 6, 7, 8]
+
+
+def test_a_batch_hashes_exactly_as_the_same_commands_appended_one_by_one(store: Any) -> None:
+    batched = store.append_batch("table-1", 0, _round_batch(1))
+    version = 0
+    for command_id, events in _round_batch(1):
+        one = store.append("table-2", version, events, command_id.replace("table-1", "table-2"))
+        version += len(one)
+    rows, _ = store.raw_log()
+    # Same payload bytes; the hashes differ only by the stream and command ids they cover.
+    assert [row[5] for row in rows[:4]] == [row[5] for row in rows[4:]]
+    assert len({e.hash for command in batched for e in command}) == 4
+    assert store.verify().ok
+
+
+def test_a_batch_is_recorded_whole_or_not_at_all(store: Any) -> None:
+    store.append("table-1", 0, [wager(1, 100)], "c1")
+
+    def power_cut() -> None:
+        raise RuntimeError("power cut after the inserts, before the commit")
+
+    store.faults["before_commit"] = power_cut
+    with pytest.raises(RuntimeError, match="power cut"):
+        store.append_batch("table-1", 1, _round_batch(1))
+    del store.faults["before_commit"]
+
+    assert store.stream_version("table-1") == 1
+    assert [store.events_of_command(i) for i, _ in _round_batch(1)] == [None, None, None]
+    recorded = store.append_batch("table-1", 1, _round_batch(1))
+    assert [e.position for command in recorded for e in command] == [2, 3, 4, 5]
+    assert store.verify().ok
+
+
+def test_a_retried_batch_returns_its_first_events_and_writes_nothing(store: Any) -> None:
+    first = store.append_batch("table-1", 0, _round_batch(1))
+    store.append("table-1", 4, [wager(3, 700)], "later")
+
+    again = store.append_batch("table-1", 0, _round_batch(1))  # a stale version: still a retry
+
+    assert again == first
+    assert store.stream_version("table-1") == 5
+    # Each command of the batch is idempotent on its own too.
+    [bet_ben] = [events for command_id, events in _round_batch(1) if command_id.endswith("ben")]
+    assert store.append("table-1", 0, bet_ben, "table-1:r1:bet-ben") == first[1]
+    assert len(store.read_all()) == 5
+
+
+def test_a_batch_mixing_recorded_and_new_commands_writes_nothing(store: Any) -> None:
+    batch = _round_batch(1)
+    store.append("table-1", 0, batch[0][1], batch[0][0])  # the first bet went through alone
+
+    with pytest.raises(CommandsPartlyRecorded) as refused:
+        store.append_batch("table-1", 1, batch)
+
+    assert refused.value.recorded == ["table-1:r1:bet-ana"]
+    assert refused.value.new == ["table-1:r1:bet-ben", "table-1:r1:dice"]
+    assert store.stream_version("table-1") == 1
+    recorded = store.append_batch("table-1", 1, batch[1:])  # only the new ones: accepted
+    assert [e.version for command in recorded for e in command] == [2, 3, 4]
+
+
+def test_a_batch_reusing_another_tables_command_id_is_refused(store: Any) -> None:
+    store.append("table-2", 0, [wager(1, 100)], "table-1:r1:dice")
+    with pytest.raises(CommandIdConflict) as refused:
+        store.append_batch("table-1", 0, _round_batch(1))
+    assert refused.value.recorded_stream == "table-2"
+    assert store.stream_version("table-1") == 0
+
+
+def test_a_stale_batch_gets_a_concurrency_error_and_writes_nothing(store: Any) -> None:
+    store.append("table-1", 0, [wager(1, 100)], "c1")
+    with pytest.raises(ConcurrencyError) as refused:
+        store.append_batch("table-1", 0, _round_batch(1))
+    assert (refused.value.expected_version, refused.value.actual_version) == (0, 1)
+    assert len(store.read_all()) == 1
+
+
+def test_two_batches_racing_for_one_version_one_wins_whole(store: Any) -> None:
+    """Writer B sends its batch while writer A's transaction is still open: B waits (SQLite's
+    write lock, PostgreSQL's unique index, the fake's lock) and is refused once A commits."""
+    outcome: list[object] = []
+
+    def writer_b() -> None:
+        try:
+            store.append_batch("table-1", 0, [("b:bet", [wager(6, 900)]), ("b:dice", [dice([1])])])
+            outcome.append("written")
+        except ConcurrencyError as error:
+            outcome.append(error)
+
+    started: list[threading.Thread] = []
+
+    def b_arrives() -> None:
+        thread = threading.Thread(target=writer_b)
+        thread.start()
+        started.append(thread)
+        time.sleep(0.3)  # B reaches its wait before A commits
+
+    store.faults["before_commit"] = b_arrives
+    recorded = store.append_batch("table-1", 0, _round_batch(1))
+    del store.faults["before_commit"]
+    started[0].join(timeout=30)
+
+    assert isinstance(outcome[0], ConcurrencyError)
+    assert [e.command_id for e in store.read_stream("table-1")] == [
+        e.command_id for command in recorded for e in command
+    ]
+    assert store.events_of_command("b:bet") is None
+    assert store.verify().ok
+
+
+@pytest.mark.parametrize(
+    ("batch", "message"),
+    [
+        ([], "at least one command"),
+        ([("c1", [wager(1, 1)]), ("c1", [wager(2, 1)])], "twice"),
+        ([("c1", [])], "at least one event"),
+        ([("", [wager(1, 1)])], "command id"),
+        (["c1"], "pairs"),
+    ],
+)
+def test_malformed_batches_are_refused_alike(store: Any, batch: Any, message: str) -> None:
+    with pytest.raises(InvalidEvent, match=message):
+        store.append_batch("table-1", 0, batch)
+    assert store.read_all() == []
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"main": 2**63}, {"results": [{"net": -(2**63)}]}, {"main": 10**30, "note": "x"}],
+)
+def test_serialized_envelopes_are_still_held_to_64_bit_integers(
+    store: Any, payload: dict[str, Any]
+) -> None:
+    # ``serialized=True`` skips the envelope's walk; the store's scan of the bytes still refuses.
+    event = NewEvent("wager_placed", 1, payload, DEALER, OPENED, serialized=True)
+    with pytest.raises(InvalidEvent, match="64-bit"):
+        store.append_batch("table-1", 0, [("c1", [wager(1, 1)]), ("c2", [event])])
+    assert store.read_all() == []
+
+
+def test_a_long_digit_run_in_a_text_is_no_integer(store: Any) -> None:
+    ticket = {"ticket": "1234567890123456789012", "main": 2**63 - 1}
+    event = NewEvent("wager_placed", 1, ticket, DEALER, OPENED, serialized=True)
+    [[recorded]] = store.append_batch("table-1", 0, [("c1", [event])])
+    assert recorded.payload == ticket
+
+
+def test_a_recorded_payload_reads_back_equal_whatever_containers_were_given(store: Any) -> None:
+    # A tuple is stored as a JSON list: the append answers the list, as a read does.
+    event = NewEvent("dice_rolled", 1, {"dice": (2, 3, 3), "who": "ana"}, DEALER, OPENED)
+    [[recorded]] = store.append_batch("table-1", 0, [("c1", [event])])
+    assert recorded.payload == {"dice": [2, 3, 3], "who": "ana"}
+    assert store.read_stream("table-1") == [recorded]
+
+
+# --- replay: the restart path -----------------------------------------------------------------
+
+
+def test_replay_folds_exactly_the_events_a_read_gives(store: Any) -> None:
+    _casino_evening(store)
+    store.append_batch("table-1", 3, _round_batch(1), checkpoint=True)
+    replayed = store.replay(lambda seen, e: [*seen, e], [])
+    assert replayed == store.read_all()
+
+
+@pytest.mark.parametrize("tamper", ["flip-3", "delete-2", "swap-3", "forge", "truncate"])
+def test_replay_names_the_same_first_bad_event_as_the_audit(
+    store: Any, backdoor: Backdoor, tamper: str
+) -> None:
+    _casino_evening(store)
+    if tamper == "flip-3":
+        backdoor.flip_payload_byte(3)
+    elif tamper == "delete-2":
+        backdoor.delete(2)
+    elif tamper == "swap-3":
+        backdoor.swap(3)
+    elif tamper == "forge":  # the newest checkpoint's signature: the replay checks that one
+        backdoor.forge_checkpoint_signature()
+    else:
+        backdoor.delete(6)
+    audit = store.verify().first_bad
+    assert audit is not None
+    with pytest.raises(TamperDetected) as refused:
+        store.replay(lambda n, e: n + 1, 0)
+    assert refused.value.finding == audit

@@ -1,0 +1,198 @@
+"""``paigow simulate``: a whole table session, persisted, through the real application service.
+
+Opens a NEW table on the store (``SIM-1``, ``SIM-2``…: the first id whose stream is empty, so a
+second run on the same database continues the casino's log at a fresh table), seats the players,
+buys them in and plays the rounds, one batch (one transaction) a round; then prints the summary.
+docs/simulate.md has the figures' definitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from adapters.simulation import STRATEGIES, Session, Settings, Tally
+
+#: Simulated time under ``--seed``: the same instants every run, so two runs write the same bytes.
+SEEDED_START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="play a table session through the service and the store, then summarise it",
+        description=__doc__,
+    )
+    parser.add_argument("--db", metavar="URL", help="database (default $PAIGOW_DB or paigow.db)")
+    parser.add_argument("--rounds", type=_count, default=100, help="rounds to play (100)")
+    parser.add_argument("--players", type=int, default=6, choices=range(1, 7), metavar="1..6")
+    parser.add_argument("--house-way", default="fr", help="the table's House Way (fr)")
+    parser.add_argument("--banking", choices=("dealer", "rotating"), default="dealer")
+    parser.add_argument("--fortune", action="store_true", help="Fortune bets with Envy")
+    parser.add_argument(
+        "--seed", type=int, help="reproducible deck, dice and players (no seed: secure)"
+    )
+    parser.add_argument("--wager", type=_count, default=1_000, help="main wager, minor units")
+    parser.add_argument(
+        "--side-wager", type=_count, default=500, help="Fortune wager, minor units (500)"
+    )
+    parser.add_argument(
+        "--player-strategy",
+        choices=STRATEGIES,
+        default="house_way",
+        help="house_way: ask for the House Way; dealer: leave it to the dealer; a House Way "
+        "name: split by that House Way",
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--verbose", action="store_true", help="log every batch (info level)")
+    parser.add_argument(
+        "--fast-sync",
+        action="store_true",
+        help="SQLite synchronous=NORMAL for this run: a power cut may lose the last rounds "
+        "(never corrupts); see docs/simulate.md",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from adapters.cli.progress import Progress
+    from adapters.clock import SteppingClock, system_clock
+    from adapters.logging import configure_logging
+    from adapters.rng import SecureDeckAndDice, SeededDeckAndDice
+    from adapters.service import TableService
+    from adapters.store import database_url, open_store
+
+    configure_logging(level="info" if args.verbose else "warning")
+    try:
+        settings = Settings(
+            rounds=args.rounds,
+            players=args.players,
+            house_way=args.house_way,
+            banking=args.banking,
+            fortune=args.fortune,
+            seed=args.seed,
+            wager=args.wager,
+            side_wager=args.side_wager,
+            player_strategy=args.player_strategy,
+        )
+    except ValueError as error:
+        print(f"paigow: {error}", file=sys.stderr)
+        return 2
+    url = database_url(args.db)
+    store = open_store(args.db)
+    if args.fast_sync:
+        _fast_sync(store)
+    seeded = args.seed is not None
+    service = TableService(
+        store,
+        clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)) if seeded else system_clock,
+        source=SeededDeckAndDice(args.seed) if seeded else SecureDeckAndDice(),
+        store_name=url.render_as_string(hide_password=True),
+    )
+    try:
+        service.start()
+        table_id = _new_table_id(store)
+        session = Session(service, table_id, settings)
+        tally = Tally()
+        started = time.perf_counter()
+        state = session.open()
+        tally.events = state.version
+        progress = Progress(args.rounds, f"simulate {table_id}")
+        if args.quiet:
+            progress.enabled = False
+        for number in range(1, args.rounds + 1):
+            state, events = session.play(state)
+            tally.add(events)
+            if number % 64 == 0:
+                progress.update(number)
+        progress.close()
+        elapsed = time.perf_counter() - started
+        service.stop()
+    finally:
+        store.close()
+    figures = {
+        "table_id": table_id,
+        "database": url.render_as_string(hide_password=True),
+        "house_way": settings.house_way,
+        "banking": settings.banking,
+        "players": settings.players,
+        "fortune": settings.fortune,
+        "seed": settings.seed,
+        **tally.figures(),
+        "seconds": round(elapsed, 3),
+        "rounds_per_s": round(args.rounds / elapsed, 1) if elapsed else 0.0,
+    }
+    if args.format == "json":
+        print(json.dumps(figures))
+    else:
+        print(_table(figures))
+    return 0
+
+
+def _new_table_id(store: Any) -> str:
+    """The first ``SIM-n`` with no events: each run is a new table in the same casino log."""
+    number = 1
+    while store.stream_version(f"SIM-{number}"):
+        number += 1
+    return f"SIM-{number}"
+
+
+def _fast_sync(store: Any) -> None:
+    """``--fast-sync``: SQLite only; every connection of this run syncs at WAL checkpoints only."""
+    engine = getattr(store, "engine", None)
+    if engine is None or engine.dialect.name != "sqlite":
+        raise SystemExit("paigow: --fast-sync applies to SQLite only")
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "connect")
+    def _normal(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+    engine.dispose()  # connections opened before take the setting on reconnect
+
+
+def _money(minor: int) -> str:
+    sign = "-" if minor < 0 else ""
+    return f"{sign}{abs(minor) // 100:,}.{abs(minor) % 100:02d}"
+
+
+def _table(f: dict[str, Any]) -> str:
+    freq = f["player_frequencies"]
+    counts = f["player_wagers"]
+    rows = [
+        ("table", f"{f['table_id']} on {f['database']}"),
+        (
+            "rules",
+            f"House Way {f['house_way']}, {f['banking']} banking, {f['players']} players"
+            + (", Fortune + Envy" if f["fortune"] else ""),
+        ),
+        (
+            "rounds",
+            f"{f['rounds']:,}" + (f" (+{f['voided_rounds']} voided)" if f["voided_rounds"] else ""),
+        ),
+        ("events written", f"{f['events']:,}"),
+        ("handle", _money(f["handle"])),
+        ("house win", _money(f["house_win"])),
+        ("commission", _money(f["commission"])),
+        ("hold", f"{f['hold_pct']:.3f} %"),
+        ("players win", f"{freq['win']:.2%} ({counts['win']:,} wagers)"),
+        ("players push", f"{freq['push']:.2%} ({counts['push']:,})"),
+        ("players lose", f"{freq['loss']:.2%} ({counts['loss']:,})"),
+        ("player-banker rounds", f"{f['player_banks']:,}"),
+        ("time", f"{f['seconds']:.2f} s"),
+        ("rounds/s", f"{f['rounds_per_s']:,.0f}"),
+    ]
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)

@@ -1,0 +1,279 @@
+"""A simulated session at one table, played through the real application service and store.
+
+Each round is ONE batch (``TableService.execute_batch``): top-ups at the cage, the round's start,
+the bank offers and answers (``--banking rotating``), main wagers, Fortune bets, closing bets, the
+electronic deal and dice (the service draws them from its source when their turn comes, R-DEAL-4),
+every player's setting, the banker's hand by the House Way (R-HW-1), settlement with commission
+(R-PAY-2, R-BANK-4), the side bets and Envy (R-VAR-2..3), and the round's close. One transaction,
+one fsync and one signed checkpoint a round; every event keeps its own command's id.
+
+What a player does depends on what the layout shows (the bank offered to them, who banks, their
+seven cards), so those commands are :class:`adapters.service.Deferred`: built from the table's
+state when their turn comes inside the batch.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from adapters.service import BatchItem, Deferred, ElectronicDeal, ElectronicDice, TableService
+from table_core import commands as c
+from table_core.events import Actor
+from table_core.hands import tables_for
+from table_core.house_ways import BUILT_IN, get_house_way, set_hand
+from table_core.ports import RecordedEvent
+from table_core.rules import HouseRules, TableLimits, TableRules
+from table_core.side_bets import SideBetRules
+from table_core.state import TableState
+
+Banking = Literal["dealer", "rotating"]
+
+DEALER = Actor(id="sim-dealer", role="dealer")
+FLOOR = Actor(id="sim-floor", role="floor")
+CAGE = Actor(id="sim-cage", role="cage")
+NAMES = ("ana", "ben", "chloe", "dev", "emma", "farid")
+
+#: Player strategies: ``house_way`` asks the dealer for the table's House Way (R-SET-2's
+#: "player asked"); ``dealer`` leaves the hand unset, so the dealer sets it by the House Way when
+#: setting the banker's (R-SET-2: "a player who does not set a hand gets the House Way"); a House
+#: Way's name (``fr``, ``es``, ``trump_plaza``, ``foxwoods``) splits the seven cards by that House
+#: Way and sends the split as the player's own (R-SET-1: never fouled, R-HW-5).
+STRATEGIES = ("house_way", "dealer", *BUILT_IN)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``paigow simulate`` plays. Money in minor units.
+
+    ``bankroll`` is each player's buy-in, bought again whenever a balance cannot cover the next
+    round's wagers; ``side_wager`` is the Fortune bet with ``fortune`` (default the Envy
+    qualifying bet, R-VAR-3); ``bank_accept`` is how often a player offered the bank takes it
+    (R-BANK-1), drawn from the strategy's own generator."""
+
+    rounds: int = 100
+    players: int = 6
+    house_way: str = "fr"
+    banking: Banking = "dealer"
+    fortune: bool = False
+    seed: int | None = None
+    wager: int = 1_000
+    side_wager: int = 500
+    bankroll: int | None = None
+    player_strategy: str = "house_way"
+    bank_accept: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.players <= 6:
+            raise ValueError(f"a table seats 1 to 6 players, not {self.players}")
+        if self.rounds < 0:
+            raise ValueError("rounds is 0 or more")
+        get_house_way(self.house_way)  # raises ConfigurationError naming the known ways
+        if self.player_strategy not in STRATEGIES:
+            raise ValueError(
+                f"unknown player strategy {self.player_strategy} ({', '.join(STRATEGIES)})"
+            )
+
+    @property
+    def buy_in(self) -> int:
+        # A player-banker must cover every other wager (R-BANK-1): 100 rounds of them by default.
+        return self.bankroll or 100 * (self.wager + self.side_wager) * max(self.players, 2)
+
+    def rules(self) -> TableRules:
+        """The table's profile: the House Way, dealer or rotating bank, Fortune with Envy."""
+        limits = TableLimits(min_bet=min(1_000, self.wager), max_bet=max(100_000, self.wager))
+        side_bets = SideBetRules(offered=frozenset({"fortune"})) if self.fortune else SideBetRules()
+        side_limits = TableLimits(min_bet=min(100, self.side_wager), max_bet=10_000)
+        return TableRules(
+            hand=HouseRules(house_way=self.house_way),
+            banking=self.banking,
+            limits=limits,
+            side_bets=side_bets,
+            side_bet_limits=side_limits,
+        )
+
+
+@dataclass
+class Session:
+    """One simulated table: ``open()`` seats and buys in, ``rounds()`` plays, one batch a round.
+
+    Command ids are ``<table>:<round>:<what>``, so a batch retried after a crash is answered by
+    the store instead of being played twice."""
+
+    service: TableService
+    table_id: str
+    settings: Settings
+    decide_bank: Callable[[], bool] = field(default=lambda: True)
+    players: list[tuple[int, str, Actor]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        names = [
+            f"{NAMES[seat - 1]}-{self.table_id}" for seat in range(1, self.settings.players + 1)
+        ]
+        self.players = [
+            (seat, name, Actor(id=name, role="player")) for seat, name in enumerate(names, start=1)
+        ]
+        strategy = random.Random(self.settings.seed)
+        accept = self.settings.bank_accept
+        self.decide_bank = lambda: strategy.random() < accept
+        self._tables = tables_for("second")
+
+    # --- opening ---------------------------------------------------------------------------------
+
+    def open(self) -> TableState:
+        """Open the table, seat the players and buy in: one batch."""
+        at = self.service.now
+        rules = self.settings.rules()
+        opened = c.OpenTable(table_id=self.table_id, rules=rules, actor=FLOOR, at=at())
+        items: list[BatchItem] = [(opened, f"{self.table_id}:open")]
+        for seat, player, actor in self.players:
+            items.append(
+                (
+                    c.SeatPlayer(seat=seat, player_id=player, actor=actor, at=at()),
+                    f"{self.table_id}:seat:{seat}",
+                )
+            )
+            items.append(
+                (
+                    c.BuyIn(player_id=player, amount=self.settings.buy_in, actor=CAGE, at=at()),
+                    f"{self.table_id}:buy-in:{player}:0",
+                )
+            )
+        return self.service.execute_batch(self.table_id, items)[-1].state
+
+    # --- a round ---------------------------------------------------------------------------------
+
+    def round_items(self, state: TableState) -> list[BatchItem]:
+        """Every command of the next round, for one batch. Each is stamped when its turn comes,
+        so the round's times follow its order."""
+        settings = self.settings
+        key = f"{self.table_id}:{state.last_round + 1}"
+        items: list[BatchItem] = []
+        need = settings.wager + (settings.side_wager if settings.fortune else 0)
+        for _, player, _ in self.players:
+            if state.balances.get(player, 0) < need:  # broke: back to the cage
+                items.append(
+                    (self._stamped(_buy_in(player, settings.buy_in)), f"{key}:buy-in:{player}")
+                )
+        items.append((self._stamped(lambda at: c.StartRound(actor=DEALER, at=at)), f"{key}:start"))
+        if settings.banking == "rotating":
+            # Offers pass down the table (R-BANK-1): at most one answer per seat.
+            for turn in range(len(self.players)):
+                items.append((Deferred(self._answer_bank), f"{key}:bank:{turn}"))
+        for seat, player, actor in self.players:
+            items.append((Deferred(self._bet(seat, player, actor)), f"{key}:bet:{seat}"))
+            if settings.fortune:
+                side = self._side_bet(seat, player, actor)
+                items.append((Deferred(side), f"{key}:fortune:{seat}"))
+        close_bets = self._stamped(lambda at: c.CloseBets(actor=DEALER, at=at))
+        items.append((close_bets, f"{key}:close-bets"))
+        items.append((Deferred(_while_live(lambda: ElectronicDeal(DEALER))), f"{key}:deal"))
+        items.append((Deferred(_while_live(lambda: ElectronicDice(DEALER))), f"{key}:dice"))
+        if settings.player_strategy != "dealer":
+            for seat, player, actor in self.players:
+                items.append((Deferred(self._set_hand(seat, player, actor)), f"{key}:hand:{seat}"))
+        now = self.service.now
+        for make, what in (
+            (lambda: c.SetBankerHand(actor=DEALER, at=now()), "banker-hand"),
+            (lambda: c.Settle(actor=DEALER, at=now()), "settle"),
+            (lambda: c.CloseRound(actor=DEALER, at=now()), "close"),
+        ):
+            items.append((Deferred(_while_live(make)), f"{key}:{what}"))
+        return items
+
+    def _stamped(self, make: Callable[[datetime], c.Command]) -> Deferred:
+        """A command built, and stamped by the service's clock, when its turn comes."""
+        now = self.service.now
+        return Deferred(lambda state: make(now()))
+
+    def play(self, state: TableState) -> tuple[TableState, list[RecordedEvent]]:
+        """Play one round; the new state and the round's recorded events, in order."""
+        results = self.service.execute_batch(self.table_id, self.round_items(state))
+        return results[-1].state, [e for r in results for e in r.events]
+
+    # --- what the players do ------------------------------------------------------------------
+
+    def _answer_bank(self, state: TableState) -> c.Command | None:
+        r = state.round
+        if r is None or r.phase != "offering_bank" or r.offered_seat is None:
+            return None
+        player = state.seats[r.offered_seat]
+        actor = self.players[r.offered_seat - 1][2]
+        if self.decide_bank():
+            return c.AcceptBank(player_id=player, actor=actor, at=self.service.now())
+        return c.DeclineBank(player_id=player, actor=actor, at=self.service.now())
+
+    def _bet(
+        self, seat: int, player: str, actor: Actor
+    ) -> Callable[[TableState], c.Command | None]:
+        def build(state: TableState) -> c.Command | None:
+            r = state.round
+            if r is None or r.phase != "open_for_bets" or r.banker_place == seat:
+                return None  # the player-banker does not wager (R-BANK-2)
+            return c.PlaceBet(
+                player_id=player, amount=self.settings.wager, actor=actor, at=self.service.now()
+            )
+
+        return build
+
+    def _side_bet(
+        self, seat: int, player: str, actor: Actor
+    ) -> Callable[[TableState], c.Command | None]:
+        def build(state: TableState) -> c.Command | None:
+            r = state.round
+            if r is None or r.phase != "open_for_bets":
+                return None
+            if seat not in r.wagers and seat != r.banker_place:
+                return None  # no hand in action, no side bet (R-VAR-2)
+            if state.balances.get(player, 0) < self.settings.side_wager:
+                return None
+            return c.PlaceSideBet(
+                player_id=player,
+                bet="fortune",
+                amount=self.settings.side_wager,
+                actor=actor,
+                at=self.service.now(),
+            )
+
+        return build
+
+    def _set_hand(
+        self, seat: int, player: str, actor: Actor
+    ) -> Callable[[TableState], c.Command | None]:
+        strategy = self.settings.player_strategy
+
+        def build(state: TableState) -> c.Command | None:
+            r = state.round
+            if r is None or r.phase != "dice_rolled" or seat not in r.player_places():
+                return None  # the bank, a returned wager (R-BANK-3) or a voided round
+            at = self.service.now()
+            if strategy == "house_way":
+                return c.SetHand(player_id=player, actor=actor, at=at)
+            split = set_hand(r.hands[seat], strategy, self._tables)
+            return c.SetHand(
+                player_id=player, back=split.back, front=split.front, actor=actor, at=at
+            )
+
+        return build
+
+
+def _buy_in(player: str, amount: int) -> Callable[[datetime], c.Command]:
+    def make(at: datetime) -> c.Command:
+        return c.BuyIn(player_id=player, amount=amount, actor=CAGE, at=at)
+
+    return make
+
+
+def _while_live(
+    make: Callable[[], c.Command | ElectronicDeal | ElectronicDice],
+) -> Callable[[TableState], c.Command | ElectronicDeal | ElectronicDice | None]:
+    """The command, built now, unless the round was voided as bets closed: the player-banker
+    covered no wager (R-BANK-3)."""
+
+    def build(state: TableState) -> c.Command | ElectronicDeal | ElectronicDice | None:
+        return make() if state.round is not None and state.round.phase != "voided" else None
+
+    return build

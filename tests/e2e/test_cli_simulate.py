@@ -1,0 +1,163 @@
+"""``paigow simulate`` from the command line: a persisted session whose summary the events prove.
+
+Every figure the command prints is recomputed here from the events in the database file it wrote
+(read back with ``open_store`` and ``table_events``) and from the core's own fold of them; a seed
+makes two runs write the very same events.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from adapters.service import table_events
+from adapters.store import open_store
+from table_core.events import (
+    BankAccepted,
+    CommissionTaken,
+    EnvyPaid,
+    RoundClosed,
+    RoundSettled,
+    RoundVoided,
+    SideBetSettled,
+)
+from table_core.table import fold
+from tests.e2e.conftest import Run
+
+
+def _simulate(paigow: Run, *args: str) -> dict[str, Any]:
+    done = paigow("simulate", "--format", "json", *args)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # no log line per command, no progress bar off a terminal
+    figures: dict[str, Any] = json.loads(done.stdout)
+    return figures
+
+
+def _recorded(db: Path, table_id: str) -> list[Any]:
+    store = open_store(f"sqlite:///{db}")
+    try:
+        return store.read_stream(table_id)
+    finally:
+        store.close()
+
+
+def _recomputed(recorded: list[Any]) -> dict[str, Any]:
+    """The summary's figures, from the table's events alone (docs/simulate.md's definitions)."""
+    events = table_events(recorded)
+    wagers = {"win": 0, "push": 0, "loss": 0}
+    house = commission = main = side = banks = closed = voided = 0
+    for e in events:
+        if isinstance(e, RoundSettled):
+            house += e.banker.house_share
+            for r in e.results:
+                if r.player_id is None:  # the house hand against a player-banker
+                    house += r.net
+                else:
+                    wagers[r.result] += 1
+                    main += r.wager
+        elif isinstance(e, SideBetSettled):
+            house -= e.payout
+            side += e.amount
+        elif isinstance(e, EnvyPaid):
+            house -= e.amount
+        elif isinstance(e, CommissionTaken):
+            commission += e.amount
+        elif isinstance(e, BankAccepted):
+            banks += 1
+        elif isinstance(e, RoundClosed):
+            closed += 1
+        elif isinstance(e, RoundVoided):
+            voided += 1
+    state = fold(events)  # the core's own books agree with the sums above
+    assert (state.house_result, state.commission) == (house, commission)
+    return {
+        "rounds": closed,
+        "voided_rounds": voided,
+        "events": len(recorded),
+        "house_win": house,
+        "commission": commission,
+        "handle": main + side,
+        "main_handle": main,
+        "side_handle": side,
+        "player_wagers": wagers,
+        "player_banks": banks,
+    }
+
+
+def test_simulate_persists_a_session_whose_summary_the_events_prove(
+    paigow: Run, tmp_path: Path
+) -> None:
+    figures = _simulate(paigow, "--rounds", "50", "--players", "6", "--seed", "1")
+
+    assert figures["table_id"] == "SIM-1" and figures["rounds"] == 50
+    recorded = _recorded(tmp_path / "paigow.db", "SIM-1")
+    expected = _recomputed(recorded)
+    assert {key: figures[key] for key in expected} == expected
+    assert sum(expected["player_wagers"].values()) == 50 * 6
+    assert figures["hold_pct"] == round(
+        100 * (expected["house_win"] + expected["commission"]) / expected["handle"], 4
+    )
+    # One batch a round: every event of a round in one transaction, one checkpoint at its end.
+    store = open_store(f"sqlite:///{tmp_path / 'paigow.db'}")
+    try:
+        assert store.verify().ok
+        closes = [e.position for e in recorded if e.type == "round_closed"]
+        assert [c.position for c in store.checkpoints()][-50:] == closes
+    finally:
+        store.close()
+    checked = paigow("db", "verify")
+    assert checked.returncode == 0 and checked.stdout.startswith("ok:"), checked.stderr
+
+
+def test_a_seed_makes_two_runs_identical_and_a_second_run_opens_a_new_table(
+    paigow: Run, tmp_path: Path
+) -> None:
+    first = _simulate(paigow, "--rounds", "30", "--seed", "7", "--db", "sqlite:///one.db")
+    second = _simulate(paigow, "--rounds", "30", "--seed", "7", "--db", "sqlite:///two.db")
+    moving = ("database", "seconds", "rounds_per_s")
+    assert {k: v for k, v in first.items() if k not in moving} == {
+        k: v for k, v in second.items() if k not in moving
+    }
+    one = _recorded(tmp_path / "one.db", "SIM-1")
+    two = _recorded(tmp_path / "two.db", "SIM-1")
+    assert [e.hash for e in one] == [e.hash for e in two]  # the same bytes, event for event
+
+    again = _simulate(paigow, "--rounds", "10", "--seed", "7", "--db", "sqlite:///one.db")
+    assert again["table_id"] == "SIM-2"  # the casino's log goes on at a fresh table
+    assert _recorded(tmp_path / "one.db", "SIM-1") == one
+    assert again["events"] == len(_recorded(tmp_path / "one.db", "SIM-2"))
+
+
+def test_rotating_bank_with_fortune_and_envy_adds_up_too(paigow: Run, tmp_path: Path) -> None:
+    figures = _simulate(
+        paigow,
+        "--rounds", "60", "--players", "4", "--banking", "rotating", "--fortune",
+        "--seed", "3", "--player-strategy", "foxwoods",
+    )  # fmt: skip
+
+    recorded = _recorded(tmp_path / "paigow.db", "SIM-1")
+    expected = _recomputed(recorded)
+    assert {key: figures[key] for key in expected} == expected
+    assert figures["player_banks"] > 0 and figures["side_handle"] > 0
+    types = {e.type for e in recorded}
+    assert {"bank_offered", "side_bet_placed", "side_bet_settled"} <= types
+    hands = [e.payload for e in recorded if e.type == "hand_set" and e.payload["seat"]]
+    assert hands and all(h["by"] == "player" and h["reason"] == "player_set" for h in hands)
+
+
+def test_simulate_refuses_what_it_cannot_play(paigow: Run) -> None:
+    done = paigow("simulate", "--rounds", "5", "--house-way", "nowhere")
+    assert done.returncode == 2
+    assert done.stderr.startswith("paigow:") and "nowhere" in done.stderr
+
+
+def test_a_newcomers_first_commands_simulate_report_and_audit_all_succeed(paigow: Run) -> None:
+    """The README's first command: play, then the books, then the proof, on one fresh file."""
+    _simulate(paigow, "--rounds", "20", "--seed", "2")
+    report = paigow("report")
+    assert report.returncode == 0, report.stderr
+    assert "SIM-1" in report.stdout
+    audit = paigow("audit", "verify")
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "20 rounds re-derived" in audit.stdout

@@ -1,0 +1,221 @@
+"""``TableService.execute_batch``: a whole round in one transaction, over every store.
+
+Each command is decided against the state the previous ones left; the store records them all or
+none, each event under its own command id (R-DEAL-4's electronic draws included), and signs one
+checkpoint at the round's end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from adapters.clock import SteppingClock
+from adapters.rng import SeededDeckAndDice
+from adapters.service import (
+    BatchItem,
+    Deferred,
+    ElectronicDeal,
+    ElectronicDice,
+    TableService,
+    table_events,
+)
+from table_core import commands as c
+from table_core.errors import DomainError
+from table_core.events import Actor
+from table_core.house_ways import set_hand
+from table_core.ports import ConcurrencyError
+from table_core.state import TableState
+from table_core.table import fold
+
+DEALER = Actor(id="dealer-7", role="dealer")
+FLOOR = Actor(id="floor-2", role="floor")
+CAGE = Actor(id="cage-1", role="cage")
+ANA = Actor(id="ana", role="player")
+START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
+Factory = Callable[[], Any]
+
+
+def service(store: Any, seed: int = 5) -> TableService:
+    return TableService(
+        store, clock=SteppingClock(START, timedelta(seconds=1)), source=SeededDeckAndDice(seed)
+    )
+
+
+def opening(svc: TableService) -> list[BatchItem]:
+    at = svc.now
+    return [
+        (c.OpenTable(table_id="PG-1", actor=FLOOR, at=at()), "open"),
+        (c.SeatPlayer(seat=2, player_id="ana", actor=ANA, at=at()), "seat-ana"),
+        (c.SeatPlayer(seat=5, player_id="ben", actor=DEALER, at=at()), "seat-ben"),
+        (c.BuyIn(player_id="ana", amount=100_000, actor=CAGE, at=at()), "buy-ana"),
+        (c.BuyIn(player_id="ben", amount=50_000, actor=CAGE, at=at()), "buy-ben"),
+    ]
+
+
+def own_split(player_id: str, house_way: str) -> Deferred:
+    """The player splits their seven cards by a House Way of their own, once they see them."""
+
+    def build(state: TableState) -> c.Command:
+        assert state.round is not None
+        seat = state.seat_of(player_id)
+        assert seat is not None
+        split = set_hand(state.round.hands[seat], house_way)
+        return c.SetHand(
+            player_id=player_id, back=split.back, front=split.front, actor=DEALER, at=START
+        )
+
+    return Deferred(build)
+
+
+def a_round(svc: TableService, n: int, bet: int = 2_500) -> list[BatchItem]:
+    at = svc.now
+    return [
+        (c.StartRound(actor=DEALER, at=at()), f"r{n}-start"),
+        (c.PlaceBet(player_id="ana", amount=bet, actor=ANA, at=at()), f"r{n}-bet-ana"),
+        (c.PlaceBet(player_id="ben", amount=1_000, actor=DEALER, at=at()), f"r{n}-bet-ben"),
+        (c.CloseBets(actor=DEALER, at=at()), f"r{n}-close"),
+        (ElectronicDeal(DEALER), f"r{n}-deal"),
+        (ElectronicDice(DEALER), f"r{n}-dice"),
+        (c.SetHand(player_id="ana", actor=ANA, at=at()), f"r{n}-hand-ana"),
+        (own_split("ben", "foxwoods"), f"r{n}-hand-ben"),
+        (c.SetBankerHand(actor=DEALER, at=at()), f"r{n}-banker"),
+        (c.Settle(actor=DEALER, at=at()), f"r{n}-settle"),
+        (c.CloseRound(actor=DEALER, at=at()), f"r{n}-close-round"),
+    ]
+
+
+def test_a_whole_round_is_one_transaction_each_event_under_its_command(
+    store_factory: Factory,
+) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    checkpoints = len(svc.store.checkpoints())
+
+    results = svc.execute_batch("PG-1", a_round(svc, 1))
+
+    assert [len(r.events) > 0 for r in results] == [True] * 11
+    assert all(e.command_id == "r1-deal" for e in results[4].events)
+    assert [e.type for e in results[5].events] == ["dice_rolled", "stacks_assigned"]
+    [ben_hand] = results[7].events
+    assert ben_hand.payload["by"] == "player" and ben_hand.payload["reason"] == "player_set"
+    final = results[-1].state
+    assert final.round is not None and final.round.phase == "closed"
+    # One checkpoint, over the round's last event (R-DEAL-4: the draws are in the chain).
+    assert len(svc.store.checkpoints()) == checkpoints + 1
+    assert svc.store.checkpoints()[-1].position == results[-1].events[-1].position
+    # The state kept in memory is the fold of what was recorded, as a restart rebuilds it.
+    recorded = svc.store.read_stream("PG-1")
+    assert fold(table_events(recorded)) == final == TableService(store_factory()).load("PG-1")
+    assert (
+        final.balances["ana"] + final.balances["ben"] + final.house_result + (final.commission)
+        == 150_000
+    )
+    assert svc.store.events_of_command("r1-bet-ben") == results[2].events
+
+
+def test_a_refused_command_refuses_the_whole_batch(store_factory: Factory) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    version = svc.store.stream_version("PG-1")
+
+    with pytest.raises(DomainError, match="a bet at this table is"):
+        svc.execute_batch("PG-1", a_round(svc, 1, bet=999_999))  # above the table maximum
+
+    assert svc.store.stream_version("PG-1") == version
+    assert svc.store.events_of_command("r1-start") is None
+    assert svc.load("PG-1").round is None  # the service's own view did not move either
+    results = svc.execute_batch("PG-1", a_round(svc, 1))
+    assert results[-1].state.last_round == 1
+
+
+def test_a_retried_batch_answers_its_first_events_and_writes_nothing(
+    store_factory: Factory,
+) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    first = svc.execute_batch("PG-1", a_round(svc, 1))
+    version = svc.store.stream_version("PG-1")
+
+    fresh = service(store_factory(), seed=99)  # the retry reaches another process
+    again = fresh.execute_batch("PG-1", a_round(fresh, 1))
+
+    assert all(r.replayed for r in again)
+    assert [e.hash for r in again for e in r.events] == [e.hash for r in first for e in r.events]
+    assert fresh.store.stream_version("PG-1") == version
+
+
+def test_a_batch_whose_first_commands_went_through_alone_appends_only_the_rest(
+    store_factory: Factory,
+) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    items = a_round(svc, 1)
+    svc.execute("PG-1", items[0][0], items[0][1])  # type: ignore[arg-type]
+    svc.execute("PG-1", items[1][0], items[1][1])  # type: ignore[arg-type]
+
+    results = svc.execute_batch("PG-1", items)
+
+    assert [r.replayed for r in results] == [True, True] + [False] * 9
+    assert results[-1].state.round is not None and results[-1].state.round.phase == "closed"
+    types = [e.type for e in svc.store.read_stream("PG-1")]
+    assert types.count("bet_placed") == 2 and types.count("round_started") == 1
+
+
+def test_deferred_items_with_nothing_to_do_are_skipped(store_factory: Factory) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    items = a_round(svc, 1)
+    nothing = Deferred(lambda state: None)
+    results = svc.execute_batch("PG-1", [(nothing, "skip-0"), *items[:2], (nothing, "skip-1")])
+
+    assert [len(r.events) for r in results] == [0, 1, 1, 0]  # the dealer banks: no offers
+    assert results[0].state.round is None
+    assert results[3].state == results[2].state
+    assert svc.store.events_of_command("skip-1") is None
+
+
+def test_a_stale_batch_gets_a_concurrency_error_and_writes_nothing(store_factory: Factory) -> None:
+    one, two = service(store_factory()), service(store_factory())
+    one.execute_batch("PG-1", opening(one))
+    two.load("PG-1")
+    one.execute("PG-1", c.StartRound(actor=DEALER, at=one.now()), "one:start")
+    version = one.store.stream_version("PG-1")
+
+    with pytest.raises(ConcurrencyError):
+        two.execute_batch("PG-1", [(c.StartRound(actor=DEALER, at=two.now()), "two:start")])
+
+    assert one.store.stream_version("PG-1") == version
+    assert two.store.events_of_command("two:start") is None
+
+
+def test_an_electronic_deal_is_drawn_only_in_its_phase(store_factory: Factory) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    dealt = svc.execute_batch("PG-1", a_round(svc, 1)[:5])
+    deck = dealt[-1].state.round.deal  # type: ignore[union-attr]
+
+    with pytest.raises(DomainError, match="the round is dealt, not bets_closed"):
+        svc.execute_batch("PG-1", [(ElectronicDeal(DEALER), "deal-again")])
+
+    assert svc.load("PG-1").round.deal == deck  # type: ignore[union-attr]
+    assert svc.store.events_of_command("deal-again") is None
+
+
+def test_no_table_event_can_hold_a_float_so_the_service_skips_the_payload_walk() -> None:
+    """The service appends the core's events with ``serialized=True``: the store then holds them
+    to 64-bit integers but no longer walks them for floats. That is sound while no event model
+    has a float anywhere, which this checks on every model's JSON schema."""
+    import json
+
+    from table_core.events import EVENT_TYPES
+
+    with_floats = [
+        model.__name__
+        for model in EVENT_TYPES
+        if '"number"' in json.dumps(model.model_json_schema(mode="serialization"))
+    ]
+    assert with_floats == []
