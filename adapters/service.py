@@ -38,6 +38,7 @@ from table_core.errors import DomainError
 from table_core.events import Actor, Event, RoundVoided, RulesChanged, event_to_dict, parse_event
 from table_core.ports import Actor as StoreActor
 from table_core.ports import (
+    CommandIdConflict,
     CommandsPartlyRecorded,
     ConcurrencyError,
     EventStore,
@@ -232,6 +233,14 @@ class TableService:
     def now(self) -> Any:
         return self.clock()
 
+    def _recorded(self, table_id: str, command_id: str) -> list[RecordedEvent] | None:
+        """The events ``command_id`` already produced on this table; an id that another table
+        recorded is a conflict, never a replay of that table's events."""
+        earlier = self.store.events_of_command(command_id)
+        if earlier and earlier[0].stream_id != table_id:
+            raise CommandIdConflict(command_id, earlier[0].stream_id, table_id)
+        return earlier
+
     def load(self, table_id: str) -> TableState:
         """The table's state: the fold of its committed events (kept in memory once loaded)."""
         state = self._tables.get(table_id)
@@ -262,7 +271,7 @@ class TableService:
         except DomainError as error:
             # A retry of a command already recorded meets a table that has moved on: answer the
             # first outcome. Looked up only on a refusal, so a first try costs no extra query.
-            earlier = self.store.events_of_command(command_id)
+            earlier = self._recorded(table_id, command_id)
             if earlier is not None:
                 log.info("command_replayed", events=len(earlier))
                 return CommandResult(earlier, state, replayed=True)
@@ -357,7 +366,7 @@ class TableService:
                     continue
                 events = decide(state, command)
             except DomainError as error:
-                if self.store.events_of_command(command_id) is not None:
+                if self._recorded(table_id, command_id) is not None:
                     return self._retried_batch(table_id, items, log)
                 log.info(
                     "command_rejected",
@@ -438,7 +447,7 @@ class TableService:
         """Some commands of the batch are already recorded: answer their first events, and
         append the others as one batch decided against the reloaded table."""
         self.forget(table_id)
-        earlier = {command_id: self.store.events_of_command(command_id) for _, command_id in items}
+        earlier = {command_id: self._recorded(table_id, command_id) for _, command_id in items}
         new = [(item, command_id) for item, command_id in items if earlier[command_id] is None]
         log.info("batch_replayed", recorded=len(items) - len(new), new=len(new))
         fresh = iter(self.execute_batch(table_id, new) if new else [])
@@ -480,7 +489,7 @@ class TableService:
         command_id: str,
         build: Callable[[DeckAndDiceSource], c.Command],
     ) -> CommandResult:
-        earlier = self.store.events_of_command(command_id)
+        earlier = self._recorded(table_id, command_id)
         if earlier is not None:
             return CommandResult(earlier, self.load(table_id), replayed=True)
         if self.source is None:

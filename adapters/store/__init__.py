@@ -108,6 +108,11 @@ def open_store(
     raise StoreError(f"unsupported database URL {parsed.drivername}: use sqlite or postgresql")
 
 
+def _has_checkpoints(engine: Engine) -> bool:
+    with engine.connect() as connection:
+        return connection.exec_driver_sql("SELECT 1 FROM checkpoints LIMIT 1").first() is not None
+
+
 def _open_sqlite(parsed: URL, signer: Signer | None, upcasters: Upcasters | None) -> SqlEventStore:
     database = parsed.database
     if not database or database == ":memory:":
@@ -123,7 +128,9 @@ def _open_sqlite(parsed: URL, signer: Signer | None, upcasters: Upcasters | None
     public_key = None
     if signer is None and private_path.exists():
         signer = Signer.from_file(private_path)
-    elif signer is None and new:
+    elif signer is None and (new or (not public_path.exists() and not _has_checkpoints(engine))):
+        # A new embedded database, also one that `paigow db upgrade` created before first use:
+        # it gets its own key, the public half beside it for verifiers.
         signer = create_key_files(path)
     elif signer is None and public_path.exists():
         public_key = load_public_key(public_path.read_bytes())

@@ -161,3 +161,17 @@ def test_a_newcomers_first_commands_simulate_report_and_audit_all_succeed(paigow
     audit = paigow("audit", "verify")
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "20 rounds re-derived" in audit.stdout
+
+
+def test_a_database_created_by_db_upgrade_gets_its_signing_key_on_first_use(
+    paigow: Run, tmp_path: Path
+) -> None:
+    db = f"sqlite:///{tmp_path / 'casino.db'}"
+    upgraded = paigow("db", "upgrade", "--db", db)
+    assert upgraded.returncode == 0, upgraded.stderr
+    played = paigow("simulate", "--db", db, "--rounds", "3", "--players", "2", "--seed", "4")
+    assert played.returncode == 0, played.stderr
+    assert (tmp_path / "casino.db.signing-key").exists()
+    assert (tmp_path / "casino.db.signing-key.pub").exists()
+    verified = paigow("db", "verify", "--db", db)
+    assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -15,7 +15,7 @@ from adapters.system_events import SYSTEM_STREAM
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor
-from table_core.ports import ConcurrencyError
+from table_core.ports import CommandIdConflict, ConcurrencyError
 from table_core.rules import TableRules
 
 DEALER = Actor(id="dealer-7", role="dealer")
@@ -158,3 +158,17 @@ def test_commands_are_refused_while_the_store_fails_verification(store_factory: 
     verdict[0] = None
     assert svc.check_store()
     svc.execute("PG-1", c.OpenTable(table_id="PG-1", actor=FLOOR, at=svc.now()), "open")
+
+
+def test_a_command_id_used_on_another_table_is_a_conflict_not_a_replay(
+    store_factory: Factory,
+) -> None:
+    svc = service(store_factory())
+    open_table(svc)
+    svc.execute("PG-2", c.OpenTable(table_id="PG-2", actor=FLOOR, at=svc.now()), "open-2")
+    svc.execute("PG-1", c.StartRound(actor=DEALER, at=svc.now()), "terminal-3:41")
+    version = svc.store.stream_version("PG-2")
+    # the same key sent for table PG-2, where the core refuses the command: never PG-1's events
+    with pytest.raises(CommandIdConflict, match="PG-1"):
+        svc.execute("PG-2", c.CloseBets(actor=DEALER, at=svc.now()), "terminal-3:41")
+    assert svc.store.stream_version("PG-2") == version
