@@ -1,20 +1,18 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: value hands, set them by the House Way, settle wagers.
+# The main job on the embedded default (paigow.db here, or $PAIGOW_DB): play a short table session
+# through the service and the store, then show the books and the regulator's proof of the same file.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/bootstrap.sh"
 paigow="$root/.venv/bin/paigow"
 
-echo "== paigow evaluate: five- and two-card hands (the joker is semi-wild)"
-printf '%s\n' "As Ks JK 7d 2c" "9h Th Jh Qh JK" "As Ks 7s 4s JK" "Ah Ad Ac As JK" "JK Kd" |
-  "$paigow" evaluate
+echo "== paigow simulate: 200 rounds, six players, House Way fr, Fortune side bets"
+"$paigow" simulate --rounds 200 --players 6 --fortune
 
-echo "== paigow set-hand: the House Way sets seven cards, with the clause that decided"
-printf '%s\n' "As Ad 7c 7h Kd 9s 2c" "Ks Qs Js Ts 9s 3d 3c" "JK Ah Ad Kc Kd 5s 2h" |
-  "$paigow" set-hand --house-way fr
+echo
+echo "== paigow report: the floor's books (every gaming day in the file)"
+"$paigow" report --day all --view accounting
 
-echo "== paigow settle: one main wager of 20.00 against the banker, 5% commission"
-printf '%s\n' \
-  '{"player": {"back": "As Ad Qd 7c 7h", "front": "JK 2c"}, "banker": {"back": "Kd Kh 9s 8d 3c", "front": "Qh Jc"}, "wager": 2000}' \
-  '{"player": {"back": "9c 9d 5s 4h 2d", "front": "Ts Tc"}, "banker": {"back": "8s 8h 6d 5c 3h", "front": "Ac Kc"}, "wager": 2000}' |
-  "$paigow" settle
+echo
+echo "== paigow audit verify: replay every event and check chain, procedure, rules and money"
+"$paigow" audit verify

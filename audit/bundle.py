@@ -1,0 +1,327 @@
+"""A self-contained audit bundle: the log as JSON lines, for a machine with no database.
+
+One UTF-8 text file, one JSON object per line::
+
+    {"manifest": {...}}                       the first line
+    {"event": {"position": 1, "stream_id": ..., "payload": "<the stored bytes>", ...}}
+    ...                                       every event, global position order
+    {"checkpoint": {"position": ..., "hash": ..., "signed_at": ..., "key_id": ..., ...}}
+
+Each event carries every stored column (``adapters.store.verify.ROW_COLUMNS``); ``payload`` is the
+exact stored text, so every hash recomputes. The manifest holds the counts, the first and last
+events' hashes, each stream's head, the rules profiles recorded, the public key the checkpoints
+were signed with and the software version. ``paigow audit verify --bundle FILE`` checks all of it
+and re-derives every round, exactly as from the database.
+
+Scope: the whole log, or one table (``--table``). A table's bundle holds its stream from the first
+event (its state at any round is re-derived, never taken from a snapshot) up to the end of round
+``--to``; ``--from`` names the first round whose rules are re-derived. Between one table's events
+the global chain runs through other tables, so each event's global link is checked on its own and
+the checkpoints kept are those signed at one of its events (the end of a round, on SQLite).
+
+The bundle's own public key proves nothing against someone who rewrote the bundle and re-signed
+it: an auditor passes the casino's published key with ``--public-key``; the summary names the key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from adapters.service import software_version
+from adapters.store.canonical import key_id
+from adapters.store.verify import CHECKPOINT_COLUMNS, ROW_COLUMNS
+from audit.findings import Finding
+from audit.sources import (
+    AuditUsageError,
+    Heads,
+    LogSource,
+    checkpoint_rows,
+    connect,
+    log_rows,
+    public_key_for,
+    stream_rows,
+)
+
+FORMAT = "paigow-audit-bundle"
+FORMAT_VERSION = 1
+_PROFILE_TYPES = frozenset({"table_opened", "rules_changed"})
+
+
+class _Tally:
+    """What the manifest says about the events: kept while writing, and again while reading."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.by_type: Counter[str] = Counter()
+        self.first: dict[str, Any] | None = None
+        self.last: dict[str, Any] | None = None
+        self.heads: dict[str, dict[str, Any]] = {}
+        self.rounds: dict[str, int] = {}
+        self.profiles: list[dict[str, Any]] = []
+
+    def add(self, row: Sequence[Any]) -> None:
+        self.events += 1
+        kind = row[3]
+        self.by_type[kind] += 1
+        mark = {
+            "position": row[0],
+            "stream_id": row[1],
+            "version": row[2],
+            "hash": row[11],
+            "global_hash": row[13],
+        }
+        if self.first is None:
+            self.first = mark
+        self.last = mark
+        self.heads[row[1]] = {"version": row[2], "hash": row[11]}
+        if kind == "round_started" or kind in _PROFILE_TYPES:
+            try:
+                payload = json.loads(row[5])
+            except (TypeError, ValueError):
+                return
+            if kind == "round_started":
+                self.rounds[row[1]] = self.rounds.get(row[1], 0) + 1
+            elif isinstance(payload, dict):
+                rules = payload.get("rules")
+                self.profiles.append(
+                    {
+                        "table_id": row[1],
+                        "position": row[0],
+                        "version": rules.get("version") if isinstance(rules, dict) else None,
+                        "applies_from_round": payload.get("applies_from_round", 1),
+                        "rules": rules,
+                    }
+                )
+
+    def as_manifest(self) -> dict[str, Any]:
+        return {
+            "counts": {
+                "events": self.events,
+                "streams": len(self.heads),
+                "rounds": sum(self.rounds.values()),
+                "by_type": dict(sorted(self.by_type.items())),
+            },
+            "first": self.first,
+            "last": self.last,
+            "stream_heads": dict(sorted(self.heads.items())),
+            "rules_profiles": self.profiles,
+        }
+
+
+# --- export ------------------------------------------------------------------------------------
+
+
+def export(
+    url: str | None,
+    out: str | Path,
+    *,
+    table: str | None = None,
+    from_round: int | None = None,
+    to_round: int | None = None,
+    public_key: str | Path | None = None,
+) -> dict[str, Any]:
+    """Write the bundle to ``out`` (atomically) and answer its manifest."""
+    connection, mark, shown = connect(url)
+    try:
+        from adapters.store import database_url
+
+        key = public_key_for(database_url(url), public_key)
+        if table is not None:
+            rows: Iterator[tuple[Any, ...]] = _through_round(
+                stream_rows(connection, mark, table), to_round
+            )
+        else:
+            rows = log_rows(connection)
+        checkpoints = checkpoint_rows(connection)
+        target = Path(out)
+        tally = _Tally()
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+            positions = set()  # one table's: the checkpoints signed at one of its events
+            for row in rows:
+                tally.add(row)
+                if table is not None:
+                    positions.add(row[0])
+                body.write(_line("event", dict(zip(ROW_COLUMNS, row, strict=True))))
+            kept = [c for c in checkpoints if table is None or c[0] in positions]
+            for checkpoint in kept:
+                body.write(
+                    _line("checkpoint", dict(zip(CHECKPOINT_COLUMNS, checkpoint, strict=True)))
+                )
+            if table is not None and tally.events == 0:
+                raise AuditUsageError(f"table {table} has no events in {shown}")
+            manifest = {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "software_version": software_version(),
+                "exported_at": datetime.now(UTC).isoformat(),
+                "source": shown,
+                "scope": {
+                    "table": table,
+                    "from_round": from_round,
+                    "to_round": to_round,
+                    "anchored": table is not None,
+                },
+                **tally.as_manifest(),
+                "checkpoints": len(kept),
+                "public_key": None if key is None else {"key_id": key_id(key), "hex": key.hex()},
+            }
+            body.seek(0)
+            _write_atomically(target, _line("manifest", manifest), body)
+        return manifest
+    finally:
+        connection.close()
+
+
+def _line(kind: str, value: Any) -> str:
+    return json.dumps({kind: value}, separators=(",", ":"), ensure_ascii=True) + "\n"
+
+
+def _write_atomically(target: Path, head: str, body: TextIO) -> None:
+    handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=".bundle-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(head)
+            while chunk := body.read(1 << 20):
+                out.write(chunk)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _through_round(rows: Iterator[tuple[Any, ...]], to_round: int | None) -> Iterator[Any]:
+    """A stream's rows up to the end of round ``to_round``: stop at the next round's start."""
+    for row in rows:
+        if to_round is not None and row[3] == "round_started":
+            try:
+                number = json.loads(row[5]).get("round")
+            except (TypeError, ValueError, AttributeError):
+                number = None
+            if isinstance(number, int) and number > to_round:
+                return
+        yield row
+
+
+# --- read --------------------------------------------------------------------------------------
+
+
+def open_bundle(path: str | Path, public_key: str | Path | None = None) -> LogSource:
+    """The log in a bundle file; the manifest is checked against the events after the pass."""
+    target = Path(path)
+    try:
+        handle = target.open("r", encoding="utf-8")
+    except OSError as error:
+        raise AuditUsageError(f"cannot open the bundle {target}: {error.strerror}") from None
+    findings: list[Finding] = []
+    first = handle.readline()
+    try:
+        manifest = json.loads(first)["manifest"]
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ValueError("not a paigow audit bundle")
+    except (ValueError, KeyError, TypeError) as error:
+        handle.close()
+        raise AuditUsageError(f"{target} is not a paigow audit bundle: {error}") from None
+    if manifest.get("format_version") != FORMAT_VERSION:
+        handle.close()
+        raise AuditUsageError(
+            f"{target} is bundle format {manifest.get('format_version')}, this paigow reads "
+            f"{FORMAT_VERSION}"
+        )
+    key = public_key_for(None, public_key) if public_key is not None else _manifest_key(manifest)
+    tally = _Tally()
+    checkpoints: list[tuple[Any, ...]] = []
+    # Checkpoints follow the events; they are read first so the pass can check them in order.
+    body_start = handle.tell()
+    for number, line in enumerate(handle, start=2):
+        if line.startswith('{"checkpoint":'):
+            try:
+                value = json.loads(line)["checkpoint"]
+                checkpoints.append(tuple(value[c] for c in CHECKPOINT_COLUMNS))
+            except (ValueError, KeyError, TypeError) as error:
+                findings.append(_damaged(number, f"unreadable checkpoint: {error}"))
+    handle.seek(body_start)
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for number, line in enumerate(handle, start=2):
+            if line.startswith('{"checkpoint":'):
+                continue
+            try:
+                value = json.loads(line)["event"]
+                row = tuple(value[c] for c in ROW_COLUMNS)
+            except (ValueError, KeyError, TypeError) as error:
+                findings.append(_damaged(number, f"unreadable event line: {error}"))
+                continue
+            tally.add(row)
+            yield row
+
+    def after(heads: Heads) -> list[Finding]:
+        return findings + _manifest_findings(manifest, tally, len(checkpoints))
+
+    scope = manifest.get("scope") or {}
+    return LogSource(
+        name=f"bundle {target.name}",
+        rows=rows(),
+        checkpoints=checkpoints,
+        public_key=key,
+        total=(manifest.get("counts") or {}).get("events"),
+        anchored=bool(scope.get("anchored")),
+        after=after,
+        close=handle.close,
+        manifest=manifest,
+    )
+
+
+def _manifest_key(manifest: dict[str, Any]) -> bytes | None:
+    entry = manifest.get("public_key")
+    if not isinstance(entry, dict) or not isinstance(entry.get("hex"), str):
+        return None
+    try:
+        return bytes.fromhex(entry["hex"])
+    except ValueError:
+        return None
+
+
+def _damaged(line: int, detail: str) -> Finding:
+    return Finding(
+        kind="integrity", clause="bundle.damaged", message=f"bundle line {line}: {detail}"
+    )
+
+
+def _manifest_findings(manifest: dict[str, Any], tally: _Tally, checkpoints: int) -> list[Finding]:
+    """The manifest against the events read: every figure it states must hold."""
+    found = tally.as_manifest()
+    out = []
+    for name in ("counts", "first", "last", "stream_heads", "rules_profiles"):
+        if manifest.get(name) != found[name]:
+            out.append(
+                Finding(
+                    kind="integrity",
+                    clause="bundle.manifest",
+                    message=(
+                        f"the manifest's {name} does not match the events in the bundle: it "
+                        f"says {_short(manifest.get(name))}, the events give {_short(found[name])}"
+                    ),
+                )
+            )
+    if manifest.get("checkpoints") != checkpoints:
+        out.append(
+            Finding(
+                kind="integrity",
+                clause="bundle.manifest",
+                message=f"the manifest counts {manifest.get('checkpoints')} checkpoints, the "
+                f"bundle holds {checkpoints}",
+            )
+        )
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= 300 else text[:297] + "..."

@@ -1,0 +1,269 @@
+"""Integrity: every hash, link, position and signed checkpoint of the log, EVERY finding reported.
+
+The store's verifier (``adapters/store/verify.py``) checks a row at a time and stops at the first
+row that fails. The audit keeps its checks and its hashing (``ChainVerifier.check``) and adds what a
+full report needs: after a finding it takes the failing row's own links as given, checks the rest
+of that row, and carries on from the furthest point of the chain reached, so one deleted or
+swapped event gives findings at that place only and the rest of the log is still checked.
+
+Checkpoints are checked here rather than inside ``ChainVerifier`` (which also stops at the first
+bad one): the signed head must be the global hash recorded at its position, signed by the key
+given; a checkpoint whose position is not in the log means events were removed. The message bytes
+come from ``adapters.store.canonical.checkpoint_message``, the same the store signs.
+
+A bundle of one table (``anchored``) holds that table's events only, so global positions have
+gaps: each event's global link (``global_prev`` → ``global_hash``) is checked on its own, positions
+must increase, and the table's own chain is checked whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from adapters.store.canonical import NotCanonical, checkpoint_message, key_id, load_payload
+from adapters.store.verify import ChainVerifier, VerificationFailed
+from adapters.store.verify import Finding as ChainFinding
+from audit.findings import Finding
+
+#: What each check of the store's verifier means, for a reader who is not a programmer.
+_MEANING = {
+    "sequence": "an event is missing, duplicated or out of order",
+    "link": "the chain of hashes is broken",
+    "payload": "the recorded event is not in its canonical form",
+    "hash": "the recorded bytes were changed after they were written",
+    "checkpoint": "a signed checkpoint does not hold",
+    "malformed": "an unreadable row",
+}
+
+
+class Integrity:
+    """Checks rows in global position order and collects every integrity finding.
+
+    ``check(row)`` answers the row's payload object (``None`` when it cannot be read), whatever
+    its findings, so the caller can still follow the table.
+    """
+
+    def __init__(
+        self,
+        checkpoints: Iterable[Sequence[Any]] = (),
+        public_key: bytes | None = None,
+        *,
+        anchored: bool = False,
+    ) -> None:
+        self.chain = ChainVerifier()
+        self.anchored = anchored
+        self.findings: list[Finding] = []
+        self.rows = 0
+        self._checkpoints = sorted((tuple(c) for c in checkpoints), key=lambda c: c[0])
+        self._next = 0
+        self.checkpoints_checked = 0
+        self.public_key = public_key
+        self.key_id = key_id(public_key) if public_key is not None else None
+        self._verifier: Any = None
+        if public_key is not None:
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+            self._verifier = Ed25519PublicKey.from_public_bytes(public_key)
+
+    # --- rows ----------------------------------------------------------------------------------
+
+    def check(self, row: Sequence[Any]) -> dict[str, Any] | None:
+        self.rows += 1
+        chain = self.chain
+        if self.anchored and type(row[0]) is int and row[0] > chain.position:
+            # One table's events: the global chain between them is not in the bundle.
+            chain.position = row[0] - 1
+            chain.global_head = row[12]
+        try:
+            payload: dict[str, Any] | None = chain.check(row)
+        except VerificationFailed as failed:
+            payload = self._after_finding(row, failed.finding)
+        if self._next < len(self._checkpoints):
+            self._checkpoints_up_to(row)
+        return payload
+
+    def _after_finding(self, row: Sequence[Any], first: ChainFinding) -> dict[str, Any] | None:
+        """Record the finding; when it is a gap or a broken link, take the row's own links as
+        given (the finding explains them) and check the rest of the row: its bytes, its hashes."""
+        finding = first
+        saved = (self.chain.position, self.chain.global_head, self.chain.heads.get(row[1]))
+        for _ in range(4):  # global gap, stream gap, a link, then the row's own bytes
+            self._record(finding, row)
+            if finding.problem not in ("sequence", "link") or not self._anchor(row, finding):
+                break
+            try:
+                payload: dict[str, Any] | None = self.chain.check(row)
+            except VerificationFailed as again:
+                finding = again.finding
+                continue
+            except (TypeError, ValueError, IndexError):
+                break
+            self._restore_furthest(row, *saved)
+            return payload
+        self._restore_furthest(row, *saved)
+        return payload_of(row)
+
+    def _anchor(self, row: Sequence[Any], finding: ChainFinding) -> bool:
+        """Set the chain just before ``row`` at the point the finding names; False if it cannot."""
+        chain = self.chain
+        if len(row) != 14 or type(row[0]) is not int or type(row[2]) is not int:
+            return False
+        stream, version, prev, global_prev = row[1], row[2], row[10], row[12]
+        if finding.stream_id is None:  # the global order: a position missing or out of place
+            chain.position, chain.global_head = row[0] - 1, global_prev
+            return True
+        head = chain.heads.get(stream, (0, ""))
+        if finding.problem == "sequence" or head[1] != prev:
+            chain.heads[stream] = (version - 1, prev)
+        else:  # the global link
+            chain.global_head = global_prev
+        return True
+
+    def _restore_furthest(
+        self,
+        row: Sequence[Any],
+        position: int,
+        global_head: str,
+        head: tuple[int, str] | None,
+    ) -> None:
+        chain = self.chain
+        if len(row) != 14:
+            return
+        if type(row[0]) is int and row[0] >= position:
+            chain.position, chain.global_head = row[0], row[13]
+        else:
+            chain.position, chain.global_head = position, global_head
+        if type(row[2]) is int and (head is None or row[2] >= head[0]):
+            chain.heads[row[1]] = (row[2], row[11])
+        elif head is not None:
+            chain.heads[row[1]] = head
+
+    def _record(self, finding: ChainFinding, row: Sequence[Any]) -> None:
+        stream, version = _at(row, 1, str), _at(row, 2, int)
+        found = f"table {stream} v{version} {_at(row, 3, str)}"
+        if finding.problem == "sequence" and finding.stream_id is None:
+            message = (
+                f"global position {finding.position} is missing or out of place: the next "
+                f"event recorded is position {_at(row, 0, int)} ({found}); an event was removed "
+                "or moved"
+            )
+            stream = version = None
+        elif finding.problem == "sequence" and finding.stream_id is not None:
+            head = self.chain.heads.get(finding.stream_id, (0, ""))[0]
+            message = (
+                f"version {head + 1} of stream {finding.stream_id} is missing or out of place: "
+                f"the next one recorded is version {finding.version}; an event was removed or "
+                "moved"
+            )
+        else:
+            message = f"{_MEANING.get(finding.problem, finding.problem)}: {finding.detail}"
+        self.findings.append(
+            Finding(
+                kind="integrity",
+                clause=f"chain.{finding.problem}",
+                message=message,
+                position=finding.position,
+                stream_id=stream,
+                version=version,
+                event_type=None if stream is None else _at(row, 3, str),
+            )
+        )
+
+    def note(self, row: Sequence[Any], clause: str, message: str) -> None:
+        """An integrity finding about a row that the caller found (its payload's schema…)."""
+        self.findings.append(row_finding(row, clause, message))
+
+    # --- checkpoints ---------------------------------------------------------------------------
+
+    def _checkpoints_up_to(self, row: Sequence[Any]) -> None:
+        position = row[0] if type(row[0]) is int else self.chain.position
+        checkpoints = self._checkpoints
+        while self._next < len(checkpoints) and checkpoints[self._next][0] <= position:
+            checkpoint = checkpoints[self._next]
+            self._next += 1
+            if checkpoint[0] == position:
+                self._check_checkpoint(checkpoint, row[13] if len(row) == 14 else None)
+            else:
+                self._checkpoint_finding(
+                    checkpoint,
+                    f"it signs position {checkpoint[0]}, which is not in the log: "
+                    "an event was removed there",
+                )
+
+    def _check_checkpoint(self, checkpoint: Sequence[Any], recorded: str | None) -> None:
+        self.checkpoints_checked += 1
+        position, head, signed_at, signer, signature = checkpoint
+        if head != recorded:
+            self._checkpoint_finding(
+                checkpoint, "the signed chain head differs from the global hash in the log"
+            )
+            return
+        if self._verifier is None:
+            return
+        if signer != self.key_id:
+            self._checkpoint_finding(checkpoint, f"signed by key {signer}, not {self.key_id}")
+            return
+        from cryptography.exceptions import InvalidSignature
+
+        try:
+            self._verifier.verify(
+                bytes.fromhex(signature), checkpoint_message(position, head, signed_at)
+            )
+        except (InvalidSignature, ValueError):
+            self._checkpoint_finding(checkpoint, "the checkpoint signature does not hold")
+
+    def _checkpoint_finding(self, checkpoint: Sequence[Any], detail: str) -> None:
+        self.findings.append(
+            Finding(
+                kind="integrity",
+                clause="chain.checkpoint",
+                message=f"{_MEANING['checkpoint']} (signed at {checkpoint[2]}): {detail}",
+                position=checkpoint[0],
+            )
+        )
+
+    def finish(self) -> list[Finding]:
+        """After the last row: checkpoints beyond the end mean the tail of the log was removed."""
+        end = self.chain.position
+        for checkpoint in self._checkpoints[self._next :]:
+            self._checkpoint_finding(
+                checkpoint,
+                f"it signs position {checkpoint[0]} but the log ends at {end}: events were removed",
+            )
+        self._next = len(self._checkpoints)
+        return self.findings
+
+    @property
+    def heads(self) -> dict[str, tuple[int, str]]:
+        return self.chain.heads
+
+
+def row_finding(row: Sequence[Any], clause: str, message: str) -> Finding:
+    """An integrity finding about one row (its payload's schema, its envelope…)."""
+    return Finding(
+        kind="integrity",
+        clause=clause,
+        message=message,
+        position=_at(row, 0, int),
+        stream_id=_at(row, 1, str),
+        version=_at(row, 2, int),
+        event_type=_at(row, 3, str),
+    )
+
+
+def _at(row: Sequence[Any], index: int, kind: type) -> Any:
+    try:
+        value = row[index]
+    except (IndexError, TypeError):
+        return None
+    return value if type(value) is kind else None
+
+
+def payload_of(row: Sequence[Any]) -> dict[str, Any] | None:
+    """A failing row's payload, when it still reads, so the table can still be followed."""
+    try:
+        text = row[5]
+        return load_payload(text) if isinstance(text, str) else None
+    except (NotCanonical, IndexError, TypeError):
+        return None

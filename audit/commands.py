@@ -1,0 +1,117 @@
+"""The command behind each recorded command's events, so the audit can decide it again.
+
+The service appends every command's events together under one command id, in the order
+``table_core.table.decide`` returned them. The command is read back from the first event (and, for
+a leave, the second): its inputs are all recorded (the deck, the dice, the player's split, the
+amounts), its actor and time are the events'. Deciding it again on the state folded from the
+events before it gives what the rules say those events must be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from table_core import commands as c
+from table_core.events import (
+    BankAccepted,
+    BankDeclined,
+    BankerHandSet,
+    BetPlaced,
+    BetsClosed,
+    ChipsBoughtIn,
+    ChipsCashedOut,
+    DiceRolled,
+    Event,
+    FoulReset,
+    HandForfeited,
+    HandSet,
+    PlayerLeft,
+    PlayerSeated,
+    RoundClosed,
+    RoundSettled,
+    RoundStarted,
+    RoundVoided,
+    RulesChanged,
+    SideBetPlaced,
+    StacksDealt,
+    TableOpened,
+    WagerReturned,
+)
+from table_core.state import TableState
+
+
+class NotRederivable(Exception):
+    """No table command records these events first: they cannot be decided again."""
+
+
+def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
+    """The command that recorded ``events`` (one command's events, in order)."""
+    first = events[0]
+    actor, at = first.actor, first.at
+    if isinstance(first, TableOpened):
+        return c.OpenTable(table_id=first.table_id, rules=first.rules, actor=actor, at=at)
+    if isinstance(first, RulesChanged):
+        return c.ChangeRules(rules=first.rules, reason=first.reason, actor=actor, at=at)
+    if isinstance(first, PlayerSeated):
+        return c.SeatPlayer(seat=first.seat, player_id=first.player_id, actor=actor, at=at)
+    if isinstance(first, ChipsBoughtIn):
+        return c.BuyIn(player_id=first.player_id, amount=first.amount, actor=actor, at=at)
+    if isinstance(first, ChipsCashedOut):
+        if len(events) > 1 and isinstance(events[1], PlayerLeft):  # leaving cashes out first
+            return c.LeaveSeat(player_id=events[1].player_id, actor=actor, at=at)
+        return c.CashOut(player_id=first.player_id, amount=first.amount, actor=actor, at=at)
+    if isinstance(first, PlayerLeft):
+        return c.LeaveSeat(player_id=first.player_id, actor=actor, at=at)
+    if isinstance(first, RoundStarted):
+        return c.StartRound(actor=actor, at=at)
+    if isinstance(first, BankAccepted):
+        return c.AcceptBank(player_id=first.player_id, co_bank=first.co_bank, actor=actor, at=at)
+    if isinstance(first, BankDeclined):
+        return c.DeclineBank(player_id=first.player_id, actor=actor, at=at)
+    if isinstance(first, BetPlaced) and first.seat is not None and first.player_id is not None:
+        return c.PlaceBet(player_id=first.player_id, amount=first.amount, actor=actor, at=at)
+    if isinstance(first, BetPlaced | WagerReturned | BetsClosed):  # the house wager comes first
+        return c.CloseBets(actor=actor, at=at)
+    if isinstance(first, SideBetPlaced):
+        return c.PlaceSideBet(
+            player_id=first.player_id, bet=first.bet, amount=first.amount, actor=actor, at=at
+        )
+    if isinstance(first, StacksDealt):
+        if first.deck is not None:
+            return c.DealCards(deck=first.deck, source=first.source, actor=actor, at=at)
+        return c.DealCards(hands=first.stacks, source=first.source, actor=actor, at=at)
+    if isinstance(first, DiceRolled):
+        return c.RollDice(faces=first.faces, actor=actor, at=at)
+    if isinstance(first, HandSet) and first.reason in ("player_set", "player_asked"):
+        player = _player_at(state, first.seat, first)
+        if first.reason == "player_asked":
+            return c.SetHand(player_id=player, actor=actor, at=at)
+        return c.SetHand(player_id=player, back=first.back, front=first.front, actor=actor, at=at)
+    if isinstance(first, FoulReset):
+        player = _player_at(state, first.seat, first)
+        return c.SetHand(
+            player_id=player, back=first.player_back, front=first.player_front, actor=actor, at=at
+        )
+    if isinstance(first, HandForfeited):
+        player = _player_at(state, first.seat, first)
+        return c.SetHand(player_id=player, back=first.back, front=first.front, actor=actor, at=at)
+    if isinstance(first, HandSet | BankerHandSet):  # unset hands, the house hand, the banker
+        return c.SetBankerHand(actor=actor, at=at)
+    if isinstance(first, RoundSettled):
+        return c.Settle(actor=actor, at=at)
+    if isinstance(first, RoundClosed):
+        return c.CloseRound(actor=actor, at=at)
+    if isinstance(first, RoundVoided):
+        # A floor call, or a misdeal: the table's deal command answers exactly a void then, and
+        # the deck it was given is not recorded, so the void is decided again as the floor's.
+        return c.VoidRound(reason=first.reason, actor=actor, at=at)
+    raise NotRederivable(f"no table command records {first.type} first")
+
+
+def _player_at(state: TableState, seat: int | None, event: Event) -> str:
+    player = state.seats.get(seat) if seat is not None else None
+    if player is not None:
+        return player
+    if event.actor.role == "player":
+        return event.actor.id
+    raise NotRederivable(f"seat {seat} holds no player, so no one set this hand")

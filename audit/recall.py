@@ -1,0 +1,220 @@
+"""``paigow audit recall``: one round as the table played it, read from its events alone.
+
+The floor's round history (``adapters/projections``, ``paigow recall``) is a projection kept in
+the database; an auditor's recall must also work from a bundle on a machine with no database and
+must not write (catching a projection up writes), so this one reads the table's events (read-only
+database, or bundle), folds them up to the round for its rules profile and players, and lays the
+round out: the bank, the wagers, the deck and the dice, each position's seven cards and how they
+were set (by whom, by which House Way clause), the banker's hand, every result, commission and
+side bet, or the void and what it returned. It shows what was recorded; ``audit verify`` says
+whether it holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from audit.describe import commission_words
+from audit.sources import connect, stream_rows
+from table_core.events import Event, event_to_dict, parse_event
+from table_core.state import TableState, fold
+
+_SKIP = ("type", "schema_version", "table_id", "round", "actor", "at")
+
+
+def recall(
+    table_id: str,
+    round_number: int,
+    *,
+    db: str | None = None,
+    bundle: str | Path | None = None,
+) -> dict[str, Any] | None:
+    """The round's record, or None when the table has no such round."""
+    if bundle is not None:
+        from audit.bundle import open_bundle
+
+        source = open_bundle(bundle)
+        try:
+            rows = [row for row in source.rows if row[1] == table_id]
+        finally:
+            source.close()
+        return round_record(table_id, round_number, sorted(rows, key=lambda row: row[2]))
+    connection, mark, _ = connect(db)
+    try:
+        return round_record(table_id, round_number, stream_rows(connection, mark, table_id))
+    finally:
+        connection.close()
+
+
+def round_record(
+    table_id: str, round_number: int, rows: Iterator[Sequence[Any]] | Sequence[Sequence[Any]]
+) -> dict[str, Any] | None:
+    state = TableState()
+    before: list[Event] = []
+    found: list[tuple[Sequence[Any], Event]] = []
+    for row in rows:
+        event = parse_event(json.loads(row[5]))
+        if event.round == round_number:
+            found.append((row, event))
+        elif found and event.round is not None:
+            break  # the next round: this one is over
+        elif not found:
+            before.append(event)
+    if not found:
+        return None
+    state = fold(before, state)
+    return _record(table_id, round_number, state, found)
+
+
+def _record(
+    table_id: str, number: int, state: TableState, found: list[tuple[Sequence[Any], Event]]
+) -> dict[str, Any]:
+    rules = state.rules
+    record: dict[str, Any] = {
+        "table_id": table_id,
+        "round": number,
+        "status": "live",
+        "started_at": found[0][1].at.isoformat(),
+        "seats": {str(seat): player for seat, player in sorted(state.seats.items())},
+        "events": [],
+    }
+    if rules is not None:
+        record["rules"] = {
+            "version": rules.version,
+            "house_way": rules.hand.house_way,
+            "variant": rules.variant,
+            "commission": commission_words(rules.hand.commission, rules.variant),
+            "foul_policy": rules.hand.foul_policy,
+            "banking": rules.banking,
+            "limits": [rules.limits.min_bet, rules.limits.max_bet],
+            "side_bets": sorted(rules.side_bets.offered),
+        }
+    for row, event in found:
+        data = event_to_dict(event)
+        for key in _SKIP:
+            data.pop(key, None)
+        record["events"].append(
+            {
+                "global_position": row[0],
+                "stream_version": row[2],
+                "type": event.type,
+                "actor": f"{event.actor.id} ({event.actor.role})",
+                **data,
+            }
+        )
+        if event.type in ("round_closed", "round_voided"):
+            record["status"] = "closed" if event.type == "round_closed" else "voided"
+            record["ended_at"] = event.at.isoformat()
+    return record
+
+
+def render(record: dict[str, Any]) -> str:
+    """The record as lines a floor supervisor reads."""
+    lines = [
+        f"table {record['table_id']} round {record['round']}: {record['status']}, started "
+        f"{record['started_at']}"
+    ]
+    rules = record.get("rules")
+    if rules:
+        lines.append(
+            f"rules v{rules['version']}: House Way {rules['house_way']}, {rules['variant']}, "
+            f"commission {rules['commission']}, fouls {rules['foul_policy']}, "
+            f"bank {rules['banking']}, bets {rules['limits'][0]}..{rules['limits'][1]}"
+        )
+    for entry in record["events"]:
+        lines.append(f"  {entry['global_position']:>8}  {_line(entry)}")
+    return "\n".join(lines)
+
+
+def _seat(value: Any) -> str:
+    return "dealer" if value is None else f"seat {value}"
+
+
+def _cards(value: Sequence[str] | None) -> str:
+    return " ".join(value) if value else "-"
+
+
+def _line(e: dict[str, Any]) -> str:
+    kind = e["type"]
+    if kind == "round_started":
+        return f"round started under rules v{e['rules_version']}"
+    if kind == "bank_offered":
+        verdict = "eligible" if e["eligible"] else f"passes: {e['reason']}"
+        return f"bank offered to {_seat(e['seat'])} ({e['player_id']}): {verdict}"
+    if kind in ("bank_accepted", "bank_declined"):
+        return f"{e['player_id']} at {_seat(e['seat'])} {kind.split('_')[1]} the bank"
+    if kind == "bet_placed" and e["seat"] is None:
+        return f"the house hand's wager {e['amount']} at position {e['position']} (R-BANK-2)"
+    if kind == "bet_placed":
+        return (
+            f"bet {e['amount']} at {_seat(e['seat'])} ({e['player_id']}), position {e['position']}"
+        )
+    if kind == "side_bet_placed":
+        return f"{e['bet']} bet {e['amount']} at {_seat(e['seat'])} ({e['player_id']})"
+    if kind == "bets_closed":
+        return f"bets closed: {e['in_action']} in action, banker {_seat(e['banker_seat'])}"
+    if kind == "stacks_dealt":
+        deck = _cards(e["deck"]) if e["deck"] else "(hands reported)"
+        return f"dealt ({e['source']}): deck {deck}; unused {_cards(e['unused'])}"
+    if kind == "dice_rolled":
+        faces = " ".join(str(f) for f in e["faces"])
+        return f"dice {faces} = {e['total']}: stack 1 to position {e['first_position']}"
+    if kind == "stacks_assigned":
+        parts = [
+            f"p{a['position']} {_seat(a['seat'])} {a['holder']} stack {a['stack']}: "
+            f"{_cards(a['cards'])}"
+            for a in e["assignments"]
+        ]
+        return "stacks: " + "; ".join(parts)
+    if kind in ("hand_set", "banker_hand_set"):
+        who = "banker" if kind == "banker_hand_set" else _seat(e["seat"])
+        how = f" by {e['rule']}" if e.get("rule") else f" by the {e.get('by', 'player')}"
+        return f"{who} sets back {_cards(e['back'])} / front {_cards(e['front'])}{how}"
+    if kind == "foul_reset":
+        return (
+            f"{_seat(e['seat'])} fouled back {_cards(e['player_back'])} / front "
+            f"{_cards(e['player_front'])}; reset to back {_cards(e['back'])} / front "
+            f"{_cards(e['front'])} by {e['rule']}"
+        )
+    if kind == "hand_forfeited":
+        back, front = _cards(e["back"]), _cards(e["front"])
+        return f"{_seat(e['seat'])} fouled back {back} / front {front}: forfeited"
+    if kind == "round_settled":
+        parts = [
+            f"{_seat(r['seat'])} {r['back']}/{r['front']} {r['result']} net {r['net']}"
+            f" (commission {r['commission']})"
+            for r in e["results"]
+        ]
+        override = f", {e['override']}" if e.get("override") else ""
+        return (
+            f"settled ({e['variant']}{override}): "
+            + "; ".join(parts)
+            + (f"; banker result {e['banker']['result']}")
+        )
+    if kind == "commission_taken":
+        return (
+            f"commission {e['amount']} from {_seat(e['seat'])} ({e['basis']} {e['basis_amount']})"
+        )
+    if kind == "side_bet_settled":
+        return f"{e['bet']} at {_seat(e['seat'])}: {e['line'] or 'loses'}, payout {e['payout']}"
+    if kind == "envy_paid":
+        return (
+            f"envy {e['amount']} to {_seat(e['seat'])} for {e['line']} at {_seat(e['from_seat'])}"
+        )
+    if kind == "meter_changed":
+        return f"meter {e['reason']} {e['amount']:+d} = {e['meter']}"
+    if kind == "wager_returned":
+        return f"returned {e['amount']} to {_seat(e['seat'])}: no action (R-BANK-3)"
+    if kind == "round_voided":
+        return f"voided: {e['reason']} ({len(e['returned'])} wagers returned)"
+    if kind == "round_closed":
+        return "round closed"
+    rest = {
+        k: v
+        for k, v in e.items()
+        if k not in ("global_position", "stream_version", "type", "actor")
+    }
+    return f"{kind} {json.dumps(rest)}"

@@ -1,0 +1,258 @@
+"""Where an audit reads the log: a database, READ-ONLY, in one consistent snapshot.
+
+SQLite is opened with ``mode=ro`` through the standard library (no pragma, no migration, no key
+file is created, a missing file is an error, not a new database); PostgreSQL in a REPEATABLE READ,
+READ ONLY transaction with a server-side cursor, so the audit never writes (it does not even give
+positions to events a crashed writer left unpositioned: it reports them) and a log of any size
+streams in constant memory.
+
+Rows come in ``adapters.store.verify.ROW_COLUMNS`` order, global position order, as the store's
+verifier reads them. Besides the chain, two facts only the database holds are checked: events with
+no global position, and the ``commands`` table's record of how far each stream was written (a
+stream that ends before it means its last events were removed, even with no checkpoint after
+them).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import URL
+
+from adapters.store import database_url
+from adapters.store.signing import KEY_ENV, Signer, key_paths
+from adapters.store.verify import CHECKPOINT_QUERY, LOG_QUERY, load_public_key
+from audit.findings import Finding
+from table_core.ports import StoreError
+
+COUNT_UNPOSITIONED = (
+    "SELECT e.stream_id, e.version FROM events e WHERE NOT EXISTS "
+    "(SELECT 1 FROM event_log g WHERE g.event_id = e.id) ORDER BY e.id"
+)
+COUNT_EVENTS = "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM event_log)"
+COMMAND_HEADS = "SELECT stream_id, max(last_version) FROM commands GROUP BY stream_id"
+STREAM_QUERY = (
+    "SELECT g.position, e.stream_id, e.version, e.type, e.schema_version, e.payload, "
+    "e.recorded_at, e.actor_id, e.actor_role, e.command_id, e.prev_hash, e.hash, "
+    "g.prev_hash, g.hash FROM event_log g JOIN events e ON e.id = g.event_id "
+    "WHERE e.stream_id = {p} ORDER BY e.version"
+)
+Heads = dict[str, tuple[int, str]]
+
+
+class AuditUsageError(StoreError):
+    """The audit cannot start: no such database or bundle, a bad key file (exit status 2)."""
+
+
+@dataclass
+class LogSource:
+    """A log to audit: its rows, its checkpoints, the key that signed them, and closing checks."""
+
+    name: str
+    rows: Iterator[Sequence[Any]]
+    checkpoints: list[tuple[Any, ...]]
+    public_key: bytes | None
+    total: int | None = None
+    anchored: bool = False  # one table's events: global positions have gaps (audit.chain)
+    after: Callable[[Heads], list[Finding]] = field(default=lambda heads: [])
+    close: Callable[[], None] = field(default=lambda: None)
+    manifest: dict[str, Any] | None = None
+
+
+def public_key_for(url: URL | None, given: str | Path | None) -> bytes | None:
+    """The key checkpoints are checked with: the file given, else for SQLite the public key
+    beside the database, else the public half of ``$PAIGOW_SIGNING_KEY``; None when none."""
+    try:
+        if given is not None:
+            return _key_from_file(Path(given))
+        if url is not None and url.get_backend_name() == "sqlite" and url.database:
+            private, public = key_paths(Path(url.database))
+            if public.exists():
+                return load_public_key(public.read_bytes())
+            if private.exists():
+                return Signer.from_file(private).public_raw
+        configured = os.environ.get(KEY_ENV)
+        if configured:
+            return Signer.from_file(configured).public_raw
+    except (OSError, ValueError) as error:
+        raise AuditUsageError(f"cannot read the public key: {error}") from None
+    return None
+
+
+def _key_from_file(path: Path) -> bytes:
+    data = path.read_bytes()
+    if b"PRIVATE KEY" in data:  # a signing key file: its public half
+        return Signer.from_pem(data).public_raw
+    return load_public_key(data)
+
+
+def open_database(url_text: str | None, public_key: str | Path | None = None) -> LogSource:
+    """The whole log of the database at ``url_text`` (default ``$PAIGOW_DB``), read-only."""
+    url = database_url(url_text)
+    key = public_key_for(url, public_key)
+    shown = url.render_as_string(hide_password=True)
+    if url.get_backend_name() == "sqlite":
+        return _sqlite(url, key, shown)
+    if url.get_backend_name() == "postgresql":
+        return _postgres(url, key, shown)
+    raise AuditUsageError(f"the audit reads sqlite or postgresql databases, not {shown}")
+
+
+def connect(url_text: str | None) -> tuple[Any, str, str]:
+    """A read-only connection in one snapshot, its parameter mark and the URL to show."""
+    url = database_url(url_text)
+    shown = url.render_as_string(hide_password=True)
+    if url.get_backend_name() == "sqlite":
+        return _sqlite_connection(url), "?", shown
+    if url.get_backend_name() == "postgresql":
+        return _postgres_connection(url), "%s", shown
+    raise AuditUsageError(f"the audit reads sqlite or postgresql databases, not {shown}")
+
+
+# --- SQLite ----------------------------------------------------------------------------------
+
+
+def _sqlite_connection(url: URL) -> sqlite3.Connection:
+    path = Path(url.database or "")
+    if not url.database or not path.is_file():
+        raise AuditUsageError(f"no database at {path}")
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        connection.execute("BEGIN")  # one read snapshot for the whole audit (WAL)
+        connection.execute("SELECT count(*) FROM event_log").fetchone()
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise AuditUsageError(f"{path} is not a paigow event store: {error}") from None
+    return connection
+
+
+def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
+    connection = _sqlite_connection(url)
+    try:
+        total = connection.execute("SELECT count(*) FROM event_log").fetchone()[0]
+        checkpoints = [tuple(row) for row in connection.execute(CHECKPOINT_QUERY)]
+        rows = connection.execute(LOG_QUERY)
+    except sqlite3.DatabaseError as error:
+        connection.close()
+        raise AuditUsageError(f"cannot read {shown}: {error}") from None
+    return LogSource(
+        name=shown,
+        rows=rows,
+        checkpoints=checkpoints,
+        public_key=key,
+        total=total,
+        after=lambda heads: _database_checks(connection, heads),
+        close=connection.close,
+    )
+
+
+# --- PostgreSQL ------------------------------------------------------------------------------
+
+
+def _postgres_connection(url: URL) -> Any:
+    import psycopg
+
+    params: dict[str, Any] = {k: v if isinstance(v, str) else v[-1] for k, v in url.query.items()}
+    params.update(
+        host=url.host,
+        port=url.port or 5432,
+        user=url.username,
+        password=url.password,
+        dbname=url.database,
+        connect_timeout=10,
+    )
+    try:
+        connection = psycopg.connect(**params)
+        # Read only, and one snapshot for every query of the audit.
+        connection.read_only = True
+        connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        connection.execute("SELECT count(*) FROM event_log").fetchone()
+    except psycopg.Error as error:
+        raise AuditUsageError(f"cannot read the database: {error}".strip()) from None
+    return connection
+
+
+def _postgres(url: URL, key: bytes | None, shown: str) -> LogSource:
+    connection = _postgres_connection(url)
+    total = connection.execute("SELECT count(*) FROM event_log").fetchone()[0]
+    checkpoints = [tuple(row) for row in connection.execute(CHECKPOINT_QUERY).fetchall()]
+    cursor = connection.cursor(name="paigow_audit_log")
+    cursor.itersize = 10_000
+    cursor.execute(LOG_QUERY)
+
+    def close() -> None:
+        connection.rollback()
+        connection.close()
+
+    return LogSource(
+        name=shown,
+        rows=iter(cursor),
+        checkpoints=checkpoints,
+        public_key=key,
+        total=total,
+        after=lambda heads: _database_checks(connection, heads),
+        close=close,
+    )
+
+
+# --- what only the database knows --------------------------------------------------------------
+
+
+def _database_checks(connection: Any, heads: Heads) -> list[Finding]:
+    findings: list[Finding] = []
+    events, positioned = connection.execute(COUNT_EVENTS).fetchone()
+    if events != positioned:
+        missing = connection.execute(COUNT_UNPOSITIONED).fetchall()
+        shown = ", ".join(f"{stream} v{version}" for stream, version in missing[:10])
+        findings.append(
+            Finding(
+                kind="integrity",
+                clause="chain.sequence",
+                message=(
+                    f"{len(missing)} recorded events have no global position (a writer stopped "
+                    f"before its sequencer pass, or rows were removed from event_log): {shown}"
+                ),
+            )
+        )
+    for stream, written in connection.execute(COMMAND_HEADS).fetchall():
+        head = heads.get(stream, (0, ""))[0]
+        if written != head:
+            what = (
+                "its last events were removed"
+                if written > head
+                else "events were added outside any recorded command"
+            )
+            findings.append(
+                Finding(
+                    kind="integrity",
+                    clause="chain.sequence",
+                    message=(
+                        f"the commands table records stream {stream} written up to version "
+                        f"{written}, the log holds it up to version {head}: {what}"
+                    ),
+                    stream_id=stream,
+                    version=head,
+                )
+            )
+    return findings
+
+
+def stream_rows(connection: Any, mark: str, stream_id: str) -> Iterator[tuple[Any, ...]]:
+    """One stream's rows in version order (for a bundle of one table)."""
+    cursor = connection.execute(STREAM_QUERY.format(p=mark), (stream_id,))
+    for row in cursor:
+        yield tuple(row)
+
+
+def log_rows(connection: Any) -> Iterator[tuple[Any, ...]]:
+    for row in connection.execute(LOG_QUERY):
+        yield tuple(row)
+
+
+def checkpoint_rows(connection: Any) -> list[tuple[Any, ...]]:
+    return [tuple(row) for row in connection.execute(CHECKPOINT_QUERY).fetchall()]

@@ -1,0 +1,136 @@
+"""``paigow audit`` as a regulator runs it: exit statuses, findings, the summary line, a bundle
+checked on a machine with no database, and a round recalled."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from adapters.clock import SteppingClock
+from adapters.rng import SeededDeckAndDice
+from adapters.service import TableService
+from adapters.store import open_store
+from audit.simulate import Session
+from tests.integration.audit.tamper import Forger
+
+from .conftest import Run
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A casino night at four tables, recorded through the service into SQLite."""
+    path = tmp_path_factory.mktemp("night") / "night.db"
+    store = open_store(f"sqlite:///{path}")
+    try:
+        service = TableService(
+            store,
+            clock=SteppingClock(datetime(2026, 12, 1, 21, 0, tzinfo=UTC), timedelta(seconds=3)),
+            source=SeededDeckAndDice(42),
+        )
+        Session(service, seed=4, tables=4).play(3)
+    finally:
+        store.close()
+    return path
+
+
+@pytest.fixture
+def night(recorded: Path, tmp_path: Path) -> Path:
+    """A copy in the command's working folder (with its key files), free to tamper with."""
+    for suffix in ("", ".signing-key", ".signing-key.pub"):
+        shutil.copy(f"{recorded}{suffix}", tmp_path / f"night.db{suffix}")
+    return tmp_path / "night.db"
+
+
+def test_a_clean_night_verifies_with_status_0_and_a_summary_line(paigow: Run, night: Path) -> None:
+    done = paigow("audit", "verify", "--db", "sqlite:///night.db")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert out[-1].startswith("audit OK: sqlite:///night.db: ")
+    assert "12 rounds re-derived" in out[-1]
+    assert "signatures checked with key" in out[-1]
+    assert [line for line in out if line.startswith("money: table ")] == out[:-1]
+
+
+def test_a_changed_commission_exits_1_and_says_where_in_words(paigow: Run, night: Path) -> None:
+    store = open_store(f"sqlite:///{night}")
+    try:
+        forger = Forger(store, "sqlite", str(night))
+        position = forger.find("commission_taken")
+        forger.forge(position, lambda p: p.update(amount=p["amount"] + 7))
+        charged = forger.payload(position)
+    finally:
+        store.close()
+    done = paigow("audit", "verify", "--db", "sqlite:///night.db")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    finding = next(line for line in lines if line.startswith(f"position {position}, "))
+    assert f"table {charged['table_id']}" in finding and "commission_taken" in finding
+    assert "rules R-PAY-2:" in finding
+    amount = charged["amount"]
+    assert f"seat {charged['seat']}: commission recorded {amount}, rules give {amount - 7}" in (
+        finding
+    )
+    assert lines[-1].startswith("audit FAILED: ")
+    json_run = paigow("audit", "verify", "--db", "sqlite:///night.db", "--format", "json")
+    assert json_run.returncode == 1
+    records = [json.loads(line) for line in json_run.stdout.splitlines()]
+    assert records[-1]["ok"] is False and records[-1]["summary"].startswith("audit FAILED")
+    assert any(r.get("position") == position and r.get("kind") == "rules" for r in records)
+
+
+def test_a_bundle_verifies_without_the_database_and_fails_once_edited(
+    paigow: Run, night: Path, tmp_path: Path
+) -> None:
+    done = paigow("audit", "export", "--db", "sqlite:///night.db", "--table", "PG-1",
+                  "--out", "pg1.bundle")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("exported ")
+    night.unlink()  # no database any more: the bundle is all there is
+    checked = paigow("audit", "verify", "--bundle", "pg1.bundle")
+    assert checked.returncode == 0, checked.stdout
+    assert checked.stdout.splitlines()[-1].startswith("audit OK: bundle pg1.bundle")
+    bundle = tmp_path / "pg1.bundle"
+    text = bundle.read_text(encoding="utf-8")
+    bundle.write_text(text.replace('\\"amount\\":1000', '\\"amount\\":9000', 1), encoding="utf-8")
+    tampered = paigow("audit", "verify", "--bundle", "pg1.bundle")
+    assert tampered.returncode == 1
+    assert "integrity chain.hash" in tampered.stdout
+
+
+def test_recall_shows_a_round_as_it_was_played(paigow: Run, night: Path) -> None:
+    done = paigow("audit", "recall", "--db", "sqlite:///night.db", "--table", "PG-2",
+                  "--round", "3")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert text.startswith("table PG-2 round 3: ")
+    assert "House Way trump_plaza" in text
+    assert "dice " in text or "voided" in text
+    as_json = paigow("audit", "recall", "--db", "sqlite:///night.db", "--table", "PG-2",
+                     "--round", "3", "--format", "json")  # fmt: skip
+    assert json.loads(as_json.stdout)["round"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("audit", "verify", "--db", "sqlite:///missing.db"), "no database at missing.db"),
+        (("audit", "verify", "--bundle", "missing.bundle"), "cannot open the bundle"),
+        (("audit", "verify", "--db", "sqlite:///night.db", "--from", "5", "--to", "2"),
+         "--from 5 is after --to 2"),
+        (("audit", "verify", "--db", "x", "--bundle", "y"), "not allowed with argument"),
+        (("audit", "recall", "--db", "sqlite:///night.db", "--table", "PG-1", "--round", "77"),
+         "has no round 77"),
+    ],
+)  # fmt: skip
+def test_bad_usage_exits_2_with_one_line(
+    paigow: Run, night: Path, args: tuple[str, ...], message: str
+) -> None:
+    done = paigow(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (night.parent / "missing.db").exists()  # the audit never creates a database

@@ -1,0 +1,113 @@
+"""A recorded casino session to audit: SQLite (a template made once, copied per test) or a fresh
+PostgreSQL schema, with the ``Forger`` to tamper with it."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.clock import SteppingClock
+from adapters.rng import SeededDeckAndDice
+from adapters.service import TableService
+from adapters.store import SqlEventStore, migrate, open_store
+from adapters.store.signing import Signer
+from audit.simulate import Session, SessionStats
+from audit.sources import LogSource, open_database
+from audit.verify import verify_log
+
+from .tamper import Forger
+
+START = datetime(2026, 11, 27, 20, 0, tzinfo=UTC)
+TABLES = 4
+ROUNDS = 6  # per table: small for CI; four tables cover every profile of audit.simulate
+
+
+def record_session(store: Any, *, tables: int = TABLES, rounds: int = ROUNDS) -> SessionStats:
+    service = TableService(
+        store,
+        clock=SteppingClock(START, timedelta(seconds=2)),
+        source=SeededDeckAndDice(2026),
+    )
+    service.start()
+    stats = Session(service, seed=11, tables=tables).play(rounds)
+    service.stop()
+    assert not stats.refused, stats.refused
+    return stats
+
+
+@dataclass
+class Casino:
+    store: Any
+    forger: Forger
+    url: str
+    stats: SessionStats
+
+    def audit(self, **scope: Any) -> Any:
+        return verify_log(self.source(), **scope)
+
+    def source(self) -> LogSource:
+        source = open_database(self.url)
+        source.public_key = self.store.public_key  # the casino's published key
+        return source
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SessionStats]:
+    path = tmp_path_factory.mktemp("audit-template") / "casino.db"
+    store = open_store(f"sqlite:///{path}")
+    try:
+        stats = record_session(store)
+    finally:
+        store.close()
+    return path, stats
+
+
+def _copy_sqlite(template: Path, target: Path) -> None:
+    for suffix in ("", "-wal", "-shm", ".signing-key", ".signing-key.pub"):
+        source = Path(str(template) + suffix)
+        if source.exists():
+            shutil.copy(source, Path(str(target) + suffix))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def _casino(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+    if backend == "sqlite":
+        template, stats = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "casino.db"
+        _copy_sqlite(template, path)
+        url = f"sqlite:///{path}"
+        store = open_store(url)
+        target: Any = str(path)
+    else:
+        url = request.getfixturevalue("pg_url")
+        migrate.upgrade(url)
+        store = open_store(url, signing_key=Signer.generate())
+        stats = record_session(store)
+        target = url
+    assert isinstance(store, SqlEventStore)
+    try:
+        yield Casino(store, Forger(store, backend, target), url, stats)
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def casino(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+    """The session on each engine."""
+    yield from _casino(backend, tmp_path, request)
+
+
+@pytest.fixture
+def sqlite_casino(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+    """The session on SQLite only (tampering tests: the engines' readers are tested above)."""
+    yield from _casino("sqlite", tmp_path, request)

@@ -1,0 +1,105 @@
+"""Tampering with a recorded session, as an attacker (or a careless DBA) with database access would.
+
+``Backdoor`` (the store tests' helper) edits the stored rows behind the store's back with the
+append-only triggers switched off. ``Forger`` adds the worst case: an insider who also holds the
+signing key changes a payload and then recomputes every hash after it and re-signs every
+checkpoint, so the chain holds and only the audit's re-derivation of the rules can catch it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from adapters.store.canonical import canonical_json, event_hash, global_hash
+from tests.integration.store.conftest import Backdoor
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+class Forger(Backdoor):
+    """Backdoor edits by global position, plus edits with the whole chain rewritten after them."""
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = self.store.raw_log()[0]
+        return rows
+
+    def find(
+        self, event_type: str, where: Callable[[dict[str, Any]], bool] = lambda p: True
+    ) -> int:
+        """The global position of the first ``event_type`` event whose payload ``where`` likes."""
+        for row in self.rows():
+            if row[3] == event_type and where(json.loads(row[5])):
+                return int(row[0])
+        raise AssertionError(f"no {event_type} event matches")
+
+    def row(self, position: int) -> tuple[Any, ...]:
+        return next(row for row in self.rows() if row[0] == position)
+
+    def payload(self, position: int) -> dict[str, Any]:
+        return dict(json.loads(self.row(position)[5]))
+
+    def replace_payload(self, position: int, edit: Edit) -> None:
+        """Change one payload and leave its hashes as they were (the chain must catch it)."""
+        payload = self.payload(position)
+        edit(payload)
+        event_id = self._ids()[position]
+        self._sql(
+            [("UPDATE events SET payload = ? WHERE id = ?", (canonical_json(payload), event_id))]
+        )
+
+    def forge(self, position: int, edit: Edit) -> None:
+        """Change one payload, recompute every event and global hash from there on and re-sign
+        every checkpoint: a log that verifies as a chain but no longer holds by the rules."""
+        rows, checkpoints = self.store.raw_log()
+        signer = self.store.signer
+        assert signer is not None, "forging needs the signing key"
+        ids = self._ids()
+        heads: dict[str, str] = {}
+        before = [row for row in rows if row[0] < position]
+        global_prev = before[-1][13] if before else "0" * 64
+        statements: list[tuple[str, tuple[Any, ...]]] = []
+        for row in before:
+            heads[row[1]] = row[11]
+        new_global: dict[int, str] = {}
+        for row in rows[len(before) :]:
+            (pos, stream, version, kind, schema, text, at, actor_id, role, command, _prev,
+             _hash, _gprev, _ghash) = row  # fmt: skip
+            if pos == position:
+                payload = json.loads(text)
+                edit(payload)
+                text = canonical_json(payload)
+            prev = heads.get(stream, "0" * 64)
+            digest = event_hash(
+                prev, stream, version, kind, schema, at, actor_id, role, command, text
+            )
+            heads[stream] = digest
+            chained = global_hash(global_prev, pos, digest)
+            statements.append(
+                (
+                    "UPDATE events SET payload = ?, prev_hash = ?, hash = ? WHERE id = ?",
+                    (text, prev, digest, ids[pos]),
+                )
+            )
+            statements.append(
+                (
+                    "UPDATE event_log SET prev_hash = ?, hash = ? WHERE position = ?",
+                    (global_prev, chained, pos),
+                )
+            )
+            new_global[pos] = chained
+            global_prev = chained
+        for checkpoint in checkpoints:
+            signed, _old_head, signed_at, _key, old_signature = checkpoint
+            if signed in new_global:
+                head = new_global[signed]
+                signature = signer.sign(signed, head, signed_at)
+                statements.append(
+                    (
+                        "UPDATE checkpoints SET hash = ?, signature = ? WHERE signature = ?",
+                        (head, signature, old_signature),
+                    )
+                )
+        # One transaction: thousands of single-statement commits would each wait for the disk.
+        self._sql([("BEGIN", ()), *statements, ("COMMIT", ())])

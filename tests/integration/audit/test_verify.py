@@ -1,0 +1,262 @@
+"""``audit verify`` on a recorded session: clean on both engines, and every kind of tampering
+caught at the event it touched, by the check that owns it, in one pass."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from audit.findings import AuditReport, Finding
+from table_core.cards import card_text, parse_cards
+from table_core.hands import tables_for
+from table_core.split import display_order, make_split, value_split
+
+from .conftest import ROUNDS, TABLES, Casino
+
+
+def kinds(report: AuditReport) -> set[str]:
+    return {f.kind for f in report.findings}
+
+
+def at(report: AuditReport, position: int) -> list[Finding]:
+    return [f for f in report.findings if f.position == position]
+
+
+def rate_in_force(forger: Any, table: str, round_: int) -> int:
+    """The commission rate of the profile a round played under, read from the events."""
+    rate = 0
+    for row in forger.rows():
+        if row[1] == table and row[3] in ("table_opened", "rules_changed"):
+            payload = json.loads(row[5])
+            if payload.get("applies_from_round", 1) <= round_:
+                rate = payload["rules"]["hand"]["commission"]["rate_bp"]
+    return rate
+
+
+def test_a_clean_session_verifies_on_both_engines(casino: Casino) -> None:
+    report = casino.audit()
+    assert report.findings == []
+    assert report.ok
+    assert report.tables == TABLES
+    assert report.rounds == casino.stats.rounds == TABLES * ROUNDS
+    assert report.rounds_unchecked == []
+    # Every round end was signed (R-DEAL: the service checkpoints each closed or voided round).
+    assert report.checkpoints == casino.stats.settled + casino.stats.voided
+    assert report.signatures_checked and report.key_id is not None
+    assert report.events == len(casino.forger.rows())
+    assert report.summary().startswith("audit OK: ")
+    for money in report.money:  # the books: bought in - cashed out = held + the house's take
+        assert money.bought_in - money.cashed_out - money.balances == (
+            money.house_result + money.commission
+        )
+
+
+def test_a_flipped_byte_in_a_payload_is_a_hash_finding_at_that_event(
+    sqlite_casino: Casino,
+) -> None:
+    casino = sqlite_casino
+    position = casino.forger.find("bet_placed")
+    amount = casino.forger.payload(position)["amount"]
+    casino.forger.replace_payload(position, lambda p: p.update(amount=amount + 1_000))
+    report = casino.audit()
+    first, *rest = report.findings
+    assert (first.kind, first.clause, first.position) == ("integrity", "chain.hash", position)
+    assert "changed after they were written" in first.message
+    assert (first.event_type, first.stream_id) == ("bet_placed", "PG-1")
+    assert len(report.rounds_unchecked) == 1  # that round's rules are not re-derived
+    # What the change did: the player's chips no longer add up once the round is over.
+    round_ = casino.forger.payload(position)["round"]
+    assert [(f.kind, f.round) for f in rest] == [("money", round_)]
+    assert f"after round {round_}, the books do not balance" in rest[0].message
+
+
+def test_a_deleted_event_is_a_sequence_finding_where_it_was(casino: Casino) -> None:
+    position = casino.forger.find("hand_set")
+    casino.forger.delete(position)
+    report = casino.audit()
+    first = report.findings[0]
+    assert (first.kind, first.clause, first.position) == ("integrity", "chain.sequence", position)
+    assert "missing" in first.message
+    # The table's own chain names the same gap, at the event after it in that stream.
+    stream = [f for f in report.findings if f.stream_id == "PG-1" and f.clause == "chain.sequence"]
+    assert stream, report.findings
+    assert not report.ok
+
+
+def test_two_swapped_events_are_found_at_both_places_and_nothing_else(
+    sqlite_casino: Casino,
+) -> None:
+    casino = sqlite_casino
+    rows = casino.forger.rows()
+    position = next(
+        r[0] for r, s in itertools.pairwise(rows) if r[3] == "bet_placed" and s[1] == r[1]
+    )
+    casino.forger.swap(position)
+    report = casino.audit()
+    assert kinds(report) == {"integrity"}
+    assert {f.position for f in report.findings} <= {position, position + 1}
+    assert {position, position + 1} <= {f.position for f in report.findings if f.position}
+
+
+def test_a_changed_commission_with_the_chain_rewritten_is_caught_by_the_rules(
+    sqlite_casino: Casino,
+) -> None:
+    casino = sqlite_casino
+    forger = casino.forger
+    taken = forger.find("commission_taken", lambda p: p["payer"] == "player")
+    charged = forger.payload(taken)
+    settled = next(r[0] for r in reversed(forger.rows()[: taken - 1]) if r[3] == "round_settled")
+
+    def overcharge(payload: dict[str, Any]) -> None:
+        for result in payload["results"]:
+            if result["seat"] == charged["seat"]:
+                result["commission"] += 5
+                result["net"] -= 5
+
+    forger.forge(settled, overcharge)
+    forger.forge(taken, lambda p: p.update(amount=p["amount"] + 5))
+    report = casino.audit()
+    assert "integrity" not in kinds(report)  # the chain and every signature hold
+    rules = [f for f in report.findings if f.kind == "rules"]
+    assert [(f.clause, f.position) for f in rules] == [("R-PAY-2", settled), ("R-PAY-2", taken)]
+    amount = charged["amount"]
+    rate = rate_in_force(forger, "PG-1", charged["round"])  # a change of rules may apply
+    assert (
+        f"round {charged['round']}, seat {charged['seat']}: commission recorded {amount + 5}, "
+        f"rules give {amount} (percent {rate} bp, half_up to 1)"
+    ) in rules[0].message
+    assert f"commission recorded {amount + 5}, rules give {amount}" in rules[1].message
+
+
+def test_a_changed_die_with_the_chain_rewritten_is_caught_by_the_procedure(
+    sqlite_casino: Casino,
+) -> None:
+    casino = sqlite_casino
+    forger = casino.forger
+    position = forger.find("dice_rolled")
+    faces = forger.payload(position)["faces"]
+    changed = [faces[0] % 6 + 1, *faces[1:]]
+    forger.forge(position, lambda p: p.update(faces=changed))
+    report = casino.audit()
+    assert [(f.kind, f.clause, f.position) for f in report.findings] == [
+        ("procedure", "R-DEAL-3", position)
+    ]
+    message = report.findings[0].message
+    assert f"dice {' '.join(map(str, changed))} total {sum(changed)}" in message
+    assert f"recorded total {sum(faces)}" in message
+
+
+def _another_legal_split(payload: dict[str, Any], wheel: str) -> tuple[list[str], list[str]]:
+    seven = parse_cards([*payload["back"], *payload["front"]])
+    tables = tables_for(wheel)
+    chosen = (tuple(parse_cards(payload["back"])), tuple(parse_cards(payload["front"])))
+    for front in itertools.combinations(seven, 2):
+        back = [c for c in seven if c not in front]
+        split = make_split(back, front)
+        if value_split(split, tables).legal and (split.back, split.front) != (
+            display_order(chosen[0]),
+            display_order(chosen[1]),
+        ):
+            return [card_text(c) for c in split.back], [card_text(c) for c in split.front]
+    raise AssertionError("no other legal split")
+
+
+def test_a_legal_banker_split_that_is_not_the_house_way_is_caught_by_the_rules(
+    sqlite_casino: Casino,
+) -> None:
+    casino = sqlite_casino
+    forger = casino.forger
+    position = forger.find("banker_hand_set", lambda p: p["table_id"] == "PG-1")
+    original = forger.payload(position)
+    back, front = _another_legal_split(original, "second")
+    forger.forge(position, lambda p: p.update(back=back, front=front))
+    report = casino.audit()
+    assert "integrity" not in kinds(report)
+    first = report.findings[0]
+    assert (first.kind, first.clause, first.position) == ("rules", "R-HW-1", position)
+    assert f"recorded back {' '.join(back)} / front {' '.join(front)}" in first.message
+    assert (
+        f"the House Way fr gives back {' '.join(original['back'])} / front "
+        f"{' '.join(original['front'])} by {original['rule']}"
+    ) in first.message
+
+
+def test_every_finding_is_reported_in_one_pass(sqlite_casino: Casino) -> None:
+    forger = sqlite_casino.forger
+    dice = forger.find("dice_rolled")
+    bet = forger.find("bet_placed", lambda p: p["table_id"] == "PG-2")
+    forger.forge(dice, lambda p: p.update(faces=[p["faces"][0] % 6 + 1, *p["faces"][1:]]))
+    forger.replace_payload(bet, lambda p: p.update(amount=p["amount"] + 1))
+    report = sqlite_casino.audit()
+    places = [(f.kind, f.position) for f in report.findings]
+    assert ("procedure", dice) in places
+    assert ("integrity", bet) in places
+    assert report.summary().startswith(f"audit FAILED: {len(report.findings)} findings")
+
+
+def test_an_accepted_fouled_split_is_caught_by_the_rules(sqlite_casino: Casino) -> None:
+    forger = sqlite_casino.forger
+    position = forger.find("hand_set", lambda p: p["reason"] == "player_set")
+    hand = forger.payload(position)
+    seven = [*hand["back"], *hand["front"]]
+    tables = tables_for("second")
+    fouled = next(
+        (sorted(set(seven) - set(front)), list(front))
+        for front in itertools.combinations(seven, 2)
+        if not value_split(
+            make_split(parse_cards([c for c in seven if c not in front]), parse_cards(front)),
+            tables,
+        ).legal
+    )
+    forger.forge(position, lambda p: p.update(back=fouled[0], front=fouled[1]))
+    report = sqlite_casino.audit()
+    findings = at(report, position)
+    assert findings and findings[0].kind == "rules" and findings[0].clause == "R-SET-1"
+    assert "was accepted, but it is fouled" in findings[0].message
+
+
+def test_a_bet_above_the_limit_is_a_procedure_finding(sqlite_casino: Casino) -> None:
+    forger = sqlite_casino.forger
+    position = forger.find("bet_placed")
+    forger.forge(position, lambda p: p.update(amount=1_000_000))
+    report = sqlite_casino.audit()
+    first = report.findings[0]
+    assert (first.kind, first.position) == ("procedure", position)
+    assert "the table's rules refuse this bet: a bet at this table is 1000..100000" in first.message
+
+
+def test_removing_the_last_events_is_caught_by_the_signed_checkpoint(
+    sqlite_casino: Casino,
+) -> None:
+    forger = sqlite_casino.forger
+    last = len(forger.rows())
+    forger.delete(last)  # the service's last event (system stream), then a table's round end
+    forger.delete(last - 1)
+    report = sqlite_casino.audit()
+    assert any(
+        f.clause == "chain.checkpoint" and "events were removed" in f.message
+        for f in report.findings
+    ) or any("its last events were removed" in f.message for f in report.findings)
+
+
+def test_rounds_can_be_limited_and_one_table_chosen(sqlite_casino: Casino) -> None:
+    report = sqlite_casino.audit(table="PG-2", first_round=3, last_round=5)
+    assert report.ok and report.tables == 1 and report.rounds == 3
+    missing = sqlite_casino.audit(table="PG-9")
+    assert [f.message for f in missing.findings] == ["no event of table PG-9 is in the log"]
+
+
+def test_worker_processes_find_exactly_what_one_process_finds(sqlite_casino: Casino) -> None:
+    forger = sqlite_casino.forger
+    forger.forge(forger.find("dice_rolled"), lambda p: p.update(faces=[6, 6, 6]))
+    forger.forge(forger.find("commission_taken"), lambda p: p.update(amount=p["amount"] + 1))
+    forger.delete(forger.find("side_bet_settled"))
+    alone = sqlite_casino.audit()
+    shared = sqlite_casino.audit(jobs=2)
+    assert alone.findings and shared.findings == alone.findings
+    assert (shared.rounds, shared.rounds_unchecked, shared.money) == (
+        alone.rounds,
+        alone.rounds_unchecked,
+        alone.money,
+    )
