@@ -9,6 +9,7 @@ nothing prints a stack trace at a dealer.
 from __future__ import annotations
 
 import argparse
+import os
 import pkgutil
 import sys
 from importlib import import_module
@@ -46,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("paigow: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`paigow report | head`): not an error of ours. Point stdout at
+        # devnull so that the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return status
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
-from tests.e2e.conftest import Run
+from tests.e2e.conftest import PAIGOW, Run
 
 
 def _json_lines(text: str) -> list[dict[str, object]]:
@@ -129,3 +131,27 @@ def test_settle_bad_lines_and_bad_rules(paigow: Run) -> None:
     bad = paigow("settle", "--commission", "flat")
     assert bad.returncode == 2
     assert bad.stderr.strip() == "paigow: bad rules: commission mode flat needs a fee above 0"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    """`paigow evaluate | head -1`: the closed pipe is the reader's choice, not our error."""
+    hands = tmp_path / "hands.txt"
+    hands.write_text("As Ks JK 7d 2c\n" * 200_000)
+    with (
+        hands.open() as stdin,
+        subprocess.Popen(
+            [str(PAIGOW), "evaluate"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as process,
+    ):
+        assert process.stdout is not None and process.stderr is not None
+        first = process.stdout.readline()
+        process.stdout.close()  # the reader goes away after one line
+        err = process.stderr.read()
+        process.wait(timeout=120)
+    assert json.loads(first)["category"] == "one_pair"
+    assert "Traceback" not in err
+    assert process.returncode == 0
