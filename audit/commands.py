@@ -102,8 +102,8 @@ def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
     if isinstance(first, RoundClosed):
         return c.CloseRound(actor=actor, at=at)
     if isinstance(first, RoundVoided):
-        # A floor call, or a misdeal: the table's deal command answers exactly a void then, and
-        # the deck it was given is not recorded, so the void is decided again as the floor's.
+        # A floor call, or an older misdeal that recorded no report: decided again as the floor's.
+        # A misdeal that recorded the reported deck or hands is re-dealt in audit/rederive.py.
         return c.VoidRound(reason=first.reason, actor=actor, at=at)
     raise NotRederivable(f"no table command records {first.type} first")
 

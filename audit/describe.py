@@ -244,6 +244,14 @@ def _other_type(recorded: Event, expected: Event, rules: TableRules | None) -> I
             f"{where}, {_seat_words(getattr(recorded, 'seat', None))}: the foul policy in force "
             f"is {policy}, so a foul gives {expected.type}, not {recorded.type}",
         )
+    if recorded.type == "round_voided" and expected.type == "stacks_dealt":
+        # The void recorded a deck or hands that the table's own deal accepts: a forged misdeal.
+        what = (
+            "the reported deck is the 53 distinct cards"
+            if getattr(expected, "deck", None) is not None
+            else "the reported hands are seven hands of seven distinct cards"
+        )
+        return "procedure", "R-DEAL-2", f"{where}: voided as a misdeal, but {what} (R-DEAL-2)"
     if recorded.type == "stacks_dealt" and expected.type == "round_voided":
         return (
             "procedure",

@@ -31,6 +31,7 @@ from typing import Any
 from audit.commands import NotRederivable, command_of
 from audit.describe import Issue, context, describe, difference, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
+from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import (
     ChipsBoughtIn,
@@ -39,6 +40,7 @@ from table_core.events import (
     EnvyPaid,
     Event,
     RoundSettled,
+    RoundVoided,
     SideBetSettled,
 )
 from table_core.rules import TableRules
@@ -185,7 +187,7 @@ class TableAudit:
 
     def _check(self, state: TableState, metas: list[Meta], events: list[Event]) -> None:
         try:
-            command = command_of(state, events)
+            command = _command_of(state, events)
         except NotRederivable as error:
             self._find(metas[0], events[0], "procedure", "replay", f"{context(events[0])}: {error}")
             return
@@ -371,6 +373,21 @@ class TableAudit:
                 round=event.round,
             )
         )
+
+
+def _command_of(state: TableState, events: list[Event]) -> c.Command:
+    """``audit.commands.command_of``, except for a misdeal void that records what was reported:
+    that void is the deal command's answer, so the reported deck or hands are dealt again and the
+    table's own check says whether the deal really was refused (R-DEAL-2, R-CARD-1/2). A void
+    without them (a floor call, or a misdeal recorded before they existed) is the floor's."""
+    first = events[0]
+    if isinstance(first, RoundVoided) and (
+        first.reported_deck is not None or first.reported_hands is not None
+    ):
+        return c.DealCards(
+            deck=first.reported_deck, hands=first.reported_hands, actor=first.actor, at=first.at
+        )
+    return command_of(state, events)
 
 
 def _first_line(error: Exception) -> str:

@@ -456,11 +456,21 @@ class ReturnedWager(BaseModel):
 
 
 class RoundVoided(_RoundEvent):
-    """A misdeal or a floor decision: no settlement, every wager listed is returned."""
+    """A misdeal or a floor decision: no settlement, every wager listed is returned.
+
+    A misdeal records what was reported (``reported_deck`` or ``reported_hands``) and the clause
+    it breaks, so an auditor can check the deal really was refused for cause. A reported card is
+    its canonical text; a token that is no card is kept as given (the shuffler's or reader's own
+    words), hence plain ``str`` and not ``CardText``. All three default to ``None`` so that voids
+    stored before them (and every floor void) still load under schema version 1.
+    """
 
     type: Literal["round_voided"] = "round_voided"
     reason: str = Field(min_length=1)
     returned: tuple[ReturnedWager, ...] = ()
+    reported_deck: tuple[str, ...] | None = None
+    reported_hands: tuple[tuple[str, ...], ...] | None = None
+    rule: str | None = None
 
 
 class RoundClosed(_RoundEvent):

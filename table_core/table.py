@@ -31,6 +31,7 @@ from table_core.dealing import (
     DEALER_PLACE,
     POSITIONS,
     SEATS,
+    STACK_SIZE,
     Deal,
     check_dice,
     deal_deck,
@@ -286,10 +287,19 @@ def _progressive_of(r: RoundState, seat: int) -> SideBet:
     return next(bet for bet in r.side_bets[seat] if bet.bet == PROGRESSIVE)
 
 
-def _void(s: TableState, r: RoundState, env: dict[str, Any], reason: str) -> list[Event]:
+def _void(
+    s: TableState,
+    r: RoundState,
+    env: dict[str, Any],
+    reason: str,
+    misdeal: dict[str, Any] | None = None,
+) -> list[Event]:
     """A void after bets were taken: every bet back, and each locked progressive wager's
-    contribution back out of the meter (R-VAR-6), so the void changes no one's money."""
-    events: list[Event] = [RoundVoided(**env, reason=reason, returned=_returns(r))]
+    contribution back out of the meter (R-VAR-6), so the void changes no one's money.
+    ``misdeal`` holds what a refused deal reported, recorded on the void (see ``_misdeal``)."""
+    events: list[Event] = [
+        RoundVoided(**env, reason=reason, returned=_returns(r), **(misdeal or {}))
+    ]
     meter = s.meter
     seats = sorted(r.contributions, key=lambda seat: position_of(seat, r.banker_place))
     for seat in seats:
@@ -636,7 +646,7 @@ def _deal(s: TableState, cmd: c.DealCards) -> list[Event]:
     try:
         deal: Deal = deal_deck(cmd.deck) if cmd.deck is not None else deal_hands(cmd.hands or ())
     except CardError as error:  # a misdeal voids the round: every wager is returned
-        return _void(s, r, env, f"misdeal: {error.message}")
+        return _void(s, r, env, f"misdeal: {error.message}", _misdeal(cmd))
     return [
         StacksDealt(
             **env,
@@ -646,6 +656,51 @@ def _deal(s: TableState, cmd: c.DealCards) -> list[Event]:
             unused=_text(deal.unused),
         )
     ]
+
+
+def _misdeal(cmd: c.DealCards) -> dict[str, Any]:
+    """What a refused deal reported, for the void: without it a regulator could not tell a real
+    misdeal from a round voided on a good deck. The audit deals it again (``audit/rederive.py``)."""
+    if cmd.deck is not None:
+        return {"reported_deck": _reported(cmd.deck), "rule": _misdeal_rule(cmd)}
+    hands = tuple(_reported(hand) for hand in cmd.hands or ())
+    return {"reported_hands": hands, "rule": _misdeal_rule(cmd)}
+
+
+def _reported(values: Sequence[c.CardInput]) -> tuple[str, ...]:
+    """Each card as reported: its canonical text when it is a card (R-CARD-2), else the token as
+    given (``str`` of a value that is not even text), so the record shows the fault itself."""
+    out = []
+    for value in values:
+        try:
+            out.append(card_text(to_card(value)))
+        except CardError:
+            out.append(value if isinstance(value, str) else str(value))
+    return tuple(out)
+
+
+def _misdeal_rule(cmd: c.DealCards) -> str:
+    """The clause the refused deal breaks, found in ``deal_deck``/``deal_hands``' own order so it
+    names the fault the reason names: an unknown or duplicate card is R-CARD-2; a deck of distinct
+    cards that are not 53 is R-CARD-1; not seven hands, or a hand not of seven, is R-DEAL-2."""
+    if cmd.deck is not None:
+        cards = _cards_or_none(cmd.deck)
+        return "R-CARD-1" if cards is not None and len(set(cards)) == len(cards) else "R-CARD-2"
+    hands = cmd.hands or ()
+    if len(hands) != POSITIONS:
+        return "R-DEAL-2"
+    if any(_cards_or_none(hand) is None for hand in hands):
+        return "R-CARD-2"
+    if any(len(hand) != STACK_SIZE for hand in hands):
+        return "R-DEAL-2"
+    return "R-CARD-2"  # seven hands of seven with a card seen twice
+
+
+def _cards_or_none(values: Sequence[c.CardInput]) -> list[Card] | None:
+    try:
+        return [to_card(value) for value in values]
+    except CardError:
+        return None
 
 
 def _roll_dice(s: TableState, cmd: c.RollDice) -> list[Event]:

@@ -7,6 +7,8 @@ import itertools
 import json
 from typing import Any
 
+import pytest
+
 from audit.findings import AuditReport, Finding
 from table_core.cards import card_text, parse_cards
 from table_core.hands import tables_for
@@ -259,4 +261,64 @@ def test_worker_processes_find_exactly_what_one_process_finds(sqlite_casino: Cas
         alone.rounds,
         alone.rounds_unchecked,
         alone.money,
+    )
+
+
+# --- misdeals: the void records what was reported, and the audit deals it again (R-DEAL-2) ----
+
+NEW_DECK = [card_text(card) for card in range(53)]  # the 53 distinct cards, in new-deck order
+
+
+def _misdeal(forger: Any) -> int:
+    """The session's misdeal: a live shuffler reported a deck with a duplicate (audit.simulate)."""
+    return forger.find(
+        "round_voided",
+        lambda p: p["reason"].startswith("misdeal:") and p.get("reported_deck") is not None,
+    )
+
+
+def test_a_genuine_misdeal_records_the_reported_deck_and_verifies_clean(
+    sqlite_casino: Casino,
+) -> None:
+    casino = sqlite_casino
+    voided = casino.forger.payload(_misdeal(casino.forger))
+    deck = voided["reported_deck"]
+    assert len(deck) == 53 and len(set(deck)) == 52  # one card twice, one missing
+    assert voided["reason"].startswith("misdeal: duplicate card: ")
+    assert voided["rule"] == "R-CARD-2"
+    assert voided["reported_hands"] is None
+    report = casino.audit()
+    assert report.findings == []
+    assert report.ok
+
+
+@pytest.mark.parametrize(
+    ("reported", "what"),
+    [
+        ({"reported_deck": NEW_DECK}, "the reported deck is the 53 distinct cards"),
+        (
+            {
+                "reported_deck": None,
+                "reported_hands": [NEW_DECK[i : i + 7] for i in range(0, 49, 7)],
+            },
+            "the reported hands are seven hands of seven distinct cards",
+        ),
+    ],
+)
+def test_a_good_deal_recorded_as_a_misdeal_is_a_procedure_finding(
+    sqlite_casino: Casino, reported: dict[str, Any], what: str
+) -> None:
+    # An insider rewrites the misdeal's record to a good deal (the reason kept, every hash and
+    # checkpoint recomputed): a round voided for nothing, which only the re-derivation can see.
+    casino = sqlite_casino
+    forger = casino.forger
+    position = _misdeal(forger)
+    round_ = forger.payload(position)["round"]
+    forger.forge(position, lambda p: p.update(reported))
+    report = casino.audit()
+    assert [(f.kind, f.clause, f.position, f.round) for f in report.findings] == [
+        ("procedure", "R-DEAL-2", position, round_)
+    ]
+    assert report.findings[0].message == (
+        f"round {round_}: voided as a misdeal, but {what} (R-DEAL-2)"
     )

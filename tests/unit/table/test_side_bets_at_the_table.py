@@ -271,12 +271,14 @@ def test_a_voided_round_returns_side_bets_and_takes_the_contribution_back_out(wh
         events = table(c.DealCards(deck=["As"] * 53, **D))
         reason = "misdeal: duplicate card: As"
         actor = DEALER
+        reported = {"reported_deck": ("As",) * 53, "rule": "R-CARD-2"}  # what the reader said
     else:
         table.run([c.DealCards(deck=[*range(53)], **D), c.RollDice(faces=DICE, **D)])
         events = table(c.VoidRound(reason="card exposed", actor=FLOOR, at=AT))
         reason, actor = "card exposed", FLOOR
+        reported = {}
     assert events == [
-        RoundVoided(**R1, actor=actor, reason=reason, returned=(
+        RoundVoided(**R1, actor=actor, reason=reason, **reported, returned=(
             ReturnedWager(seat=1, player_id="ana", amount=1_000),
             ReturnedWager(seat=2, player_id="bruno", amount=2_000),
             ReturnedWager(seat=1, player_id="ana", amount=500, kind="side", bet="fortune"),
