@@ -219,6 +219,45 @@ def sequence(
     return log
 
 
+class AppendEntrances:
+    """``append`` and ``append_batch`` for every store: the request is checked the same way, then
+    one ``_append`` (each store's own transaction) records all the commands or none."""
+
+    def append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command_id: str,
+        *,
+        checkpoint: bool = False,
+    ) -> list[RecordedEvent]:
+        check_request(stream_id, expected_version, events, command_id)
+        commands = [(command_id, events)]
+        return self._append(stream_id, expected_version, commands, checkpoint)[0]
+
+    def append_batch(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        *,
+        checkpoint: bool = False,
+    ) -> list[list[RecordedEvent]]:
+        """Several commands of one stream in one transaction: see ``ports.EventStore``."""
+        check_batch(stream_id, expected_version, commands)
+        return self._append(stream_id, expected_version, commands, checkpoint)
+
+    def _append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
+        raise NotImplementedError
+
+
 class EventReader:
     """Stored rows → RecordedEvent, through the upcasters; actors are shared, not rebuilt."""
 

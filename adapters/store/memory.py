@@ -11,10 +11,9 @@ from typing import Any, TypeVar
 
 from adapters.store.canonical import GENESIS_HASH, format_time
 from adapters.store.core import (
+    AppendEntrances,
     EventReader,
     build_batch_rows,
-    check_batch,
-    check_request,
     check_version,
     checkpoint_of,
     command_rows,
@@ -28,7 +27,6 @@ from table_core.ports import (
     BatchCommand,
     Checkpoint,
     InvalidEvent,
-    NewEvent,
     RecordedEvent,
     SigningKeyMissing,
     Upcasters,
@@ -37,7 +35,7 @@ from table_core.ports import (
 State = TypeVar("State")
 
 
-class InMemoryEventStore:
+class InMemoryEventStore(AppendEntrances):
     """``rows`` holds the log as the verifier reads it (``verify.ROW_COLUMNS`` order), which is
     what tamper tests edit; nothing in the store's API changes or removes a row."""
 
@@ -66,30 +64,6 @@ class InMemoryEventStore:
                 first = self._commands.get(row[9], (row[1], row[2], row[2]))[1]
                 self._commands[row[9]] = (row[1], first, row[2])
             self.checkpoint_rows.extend(tuple(row) for row in checkpoint_rows)
-
-    def append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        checkpoint: bool = False,
-    ) -> list[RecordedEvent]:
-        check_request(stream_id, expected_version, events, command_id)
-        commands = [(command_id, events)]
-        return self._append(stream_id, expected_version, commands, checkpoint)[0]
-
-    def append_batch(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        *,
-        checkpoint: bool = False,
-    ) -> list[list[RecordedEvent]]:
-        check_batch(stream_id, expected_version, commands)
-        return self._append(stream_id, expected_version, commands, checkpoint)
 
     def _append(
         self,

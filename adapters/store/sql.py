@@ -30,11 +30,10 @@ from sqlalchemy import Engine
 from adapters.store.canonical import GENESIS_HASH, format_time
 from adapters.store.core import (
     READ_COLUMNS,
+    AppendEntrances,
     EventReader,
     EventRow,
     build_batch_rows,
-    check_batch,
-    check_request,
     check_version,
     checkpoint_of,
     command_rows,
@@ -54,7 +53,6 @@ from table_core.ports import (
     Checkpoint,
     ConcurrencyError,
     InvalidEvent,
-    NewEvent,
     RecordedEvent,
     SigningKeyMissing,
     StoreError,
@@ -103,7 +101,7 @@ class _Retried(Exception):
     """Internal: the command is already recorded, leave the write transaction and read it."""
 
 
-class SqlEventStore:
+class SqlEventStore(AppendEntrances):
     """Shared by both engines: reads, verification, replay. Subclasses append."""
 
     dialect = ""
@@ -274,40 +272,6 @@ class SqlEventStore:
         raise tamper_detected(self.verify())
 
     # -- writes -------------------------------------------------------------------------------
-
-    def append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        events: Sequence[NewEvent],
-        command_id: str,
-        *,
-        checkpoint: bool = False,
-    ) -> list[RecordedEvent]:
-        check_request(stream_id, expected_version, events, command_id)
-        commands = [(command_id, events)]
-        return self._append(stream_id, expected_version, commands, checkpoint)[0]
-
-    def append_batch(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        *,
-        checkpoint: bool = False,
-    ) -> list[list[RecordedEvent]]:
-        """Several commands of one stream in one transaction: see ``ports.EventStore``."""
-        check_batch(stream_id, expected_version, commands)
-        return self._append(stream_id, expected_version, commands, checkpoint)
-
-    def _append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        checkpoint: bool,
-    ) -> list[list[RecordedEvent]]:
-        raise NotImplementedError
 
     def checkpoint(self, at: datetime) -> Checkpoint:
         raise NotImplementedError
