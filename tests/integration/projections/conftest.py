@@ -3,40 +3,13 @@ in-memory fake (whose projections live in a private in-memory SQLite database)."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from adapters.store import InMemoryEventStore, migrate, open_store
-from adapters.store.signing import Signer
-
-Opener = Callable[[], Any]
-
-
-def _opener(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
-    opened: list[Any] = []
-    if kind == "memory":
-        memory = InMemoryEventStore(Signer.generate())
-        yield lambda: memory
-        return
-    if kind == "sqlite":
-        url = f"sqlite:///{tmp_path / 'casino.db'}"
-        key: Any = None
-    else:
-        url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
-        key = Signer.generate()
-
-    def open_again() -> Any:
-        store = open_store(url, signing_key=key)
-        opened.append(store)
-        return store
-
-    yield open_again
-    for store in opened:
-        store.close()
+from tests.integration.backends import Opener
+from tests.integration.backends import open_backend as _opener
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
