@@ -16,6 +16,8 @@ Readings where RULES.md is silent (also written in the clause texts below):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from table_core.cards import ACE, rank_of
 from table_core.house_ways.shape import (
     JACK,
@@ -222,7 +224,7 @@ def _no_pair(shape: Shape) -> Decision:
     return shape.candidate((cards[1], cards[2])), "es.no_pair.default"
 
 
-_BY_FAMILY = {
+_BY_FAMILY: dict[str, Callable[[Shape], Decision]] = {
     "five_aces": _five_aces,
     "four_of_a_kind": _four_of_a_kind,
     "straights": _straights,
@@ -236,17 +238,5 @@ _BY_FAMILY = {
 
 
 def decide(shape: Shape) -> Decision:
-    """The es split of ``shape`` and the id of the clause that decided it (R-HW-3).
-
-    Speed: the es straight clause hands two pairs, three pairs and full-house shapes to exactly
-    the rules they get without a straight, so those shapes (about a quarter of all hands) skip
-    the straight and flush search that ``family`` would run; fives and quads come first as in
-    R-HW-3. Every other hand is dispatched by ``family``.
-    """
-    if not shape.fives and not shape.quads:
-        if shape.trips:
-            if shape.pairs or len(shape.trips) > 1:
-                return _full_house(shape)
-        elif len(shape.pairs) >= 2:
-            return _two_pairs(shape) if len(shape.pairs) == 2 else _three_pairs(shape)
+    """The es split of ``shape`` and the id of the clause that decided it (R-HW-3)."""
     return _BY_FAMILY[family(shape)](shape)
