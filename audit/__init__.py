@@ -3,5 +3,6 @@
 ``verify.verify_log`` (one pass: ``chain`` for integrity, ``tables``/``rederive`` for procedure,
 rules and money, re-derived by ``table_core`` itself), ``sources`` (a database, read-only),
 ``bundle`` (the self-contained export), ``recall`` (one round from its events), ``findings``
-(what is reported), ``simulate`` (seeded sessions for tests and the benchmark). docs/audit.md.
+(what is reported). Seeded sessions for its tests and benchmark:
+``adapters.simulation.mixed_session``. docs/audit.md.
 """

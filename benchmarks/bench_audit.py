@@ -1,9 +1,10 @@
 """Audit speed: full verification against the raw read of the same rows, same database, same run.
 
 The session is generated once through the application service with a seeded deck-and-dice source
-(``audit.simulate``: several tables under different profiles, side bets, a rotating bank, fouls,
-rules changes, voids) into a SQLite file, kept for the next run (``--db``). Generation is not
-timed; its durability is relaxed (``PRAGMA synchronous=OFF``) since only the reading is measured.
+(``adapters.simulation.mixed_session``: several tables under different profiles, side bets, a
+rotating bank, fouls, rules changes, voids) into a SQLite file, kept for the next run
+(``--db``). Generation is not timed; its durability is relaxed (``PRAGMA synchronous=OFF``)
+since only the reading is measured.
 
 Timed, in this order, each pass reading the whole log from the file:
   raw rows    the verifier's query through the standard library's sqlite3: rows fetched, nothing
@@ -42,9 +43,9 @@ from adapters.clock import SteppingClock
 from adapters.logging import configure_logging
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
+from adapters.simulation.mixed_session import Session
 from adapters.store import SqlEventStore, open_store
 from adapters.store.verify import LOG_QUERY
-from audit.simulate import Session
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
 

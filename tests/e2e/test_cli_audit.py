@@ -13,8 +13,8 @@ import pytest
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
+from adapters.simulation.mixed_session import Session
 from adapters.store import open_store
-from audit.simulate import Session
 from tests.integration.audit.tamper import Forger
 
 from .conftest import Run

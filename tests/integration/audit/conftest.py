@@ -15,9 +15,9 @@ import pytest
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
+from adapters.simulation.mixed_session import Session, SessionStats
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
-from audit.simulate import Session, SessionStats
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
 
@@ -25,7 +25,8 @@ from .tamper import Forger
 
 START = datetime(2026, 11, 27, 20, 0, tzinfo=UTC)
 TABLES = 4
-ROUNDS = 6  # per table: small for CI; four tables cover every profile of audit.simulate
+# per table: small for CI; four tables cover every profile of the mixed session
+ROUNDS = 6
 
 
 def record_session(store: Any, *, tables: int = TABLES, rounds: int = ROUNDS) -> SessionStats:

@@ -270,7 +270,7 @@ NEW_DECK = [card_text(card) for card in range(53)]  # the 53 distinct cards, in 
 
 
 def _misdeal(forger: Any) -> int:
-    """The session's misdeal: a live shuffler reported a deck with a duplicate (audit.simulate)."""
+    """The mixed session's misdeal: a live shuffler reported a deck with a duplicate."""
     return forger.find(
         "round_voided",
         lambda p: p["reason"].startswith("misdeal:") and p.get("reported_deck") is not None,
