@@ -1,6 +1,7 @@
-"""CI check (issue 9): the exhaustive side-bet count reproduces RULES.md R-VAR-7 exactly.
+"""Benchmark (issue 9): the exhaustive side-bet count, timed, checked against RULES.md R-VAR-7.
 
-Usage: python benchmarks/ci_side_bet_exhaustive.py
+Usage: python benchmarks/bench_side_bet_exhaustive.py
+(CI asserts the same figures in tests/unit/side_bets/test_exhaustive.py.)
 Classifies every suit class of the 53-card deck with the table's own classifier (154,143,080
 hands) and exits 1 unless every figure of R-VAR-7 matches: the eleven best-five-card categories,
 the twelve Fortune lines, the pai gow hands by highest card, and the default Fortune table's edge
