@@ -14,7 +14,6 @@ are played.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -517,8 +516,3 @@ def _with_skipped(
         else:
             results.append(next(answers))
     return results
-
-
-def with_time(command: c.Command, at: Any) -> c.Command:
-    """The same command stamped with ``at`` (for callers that build commands before the clock)."""
-    return dataclasses.replace(command, at=at)

@@ -24,7 +24,7 @@ from functools import cache
 from itertools import combinations, combinations_with_replacement
 from typing import Literal
 
-from table_core.cards import ACE, JOKER, Card, check_distinct, rank_of, suit_of
+from table_core.cards import ACE, JOKER, Card, check_distinct, suit_of
 from table_core.errors import CardError
 
 WheelRank = Literal["second", "lowest"]
@@ -64,11 +64,6 @@ def pack(category: int, tiebreak: Sequence[int]) -> int:
     for i in range(5):
         value = (value << 4) | (tiebreak[i] if i < len(tiebreak) else 0)
     return value
-
-
-def category_of(strength: int) -> int:
-    """The category value (0..9) of a packed five-card strength."""
-    return strength >> 20
 
 
 # --- reference rules (readable; used to build the tables and by the tests) -------------------
@@ -239,15 +234,6 @@ def is_legal_split(back_strength: int, front_strength: int) -> bool:
     return ((back_strength >> 12) & 0xFF) >= front_strength
 
 
-def banker_wins_tie(player_strength: int, banker_strength: int) -> str:
-    """One hand against the banker's of the same size (R-SET-3): ``win``, ``loss`` or ``copy``."""
-    if player_strength > banker_strength:
-        return "win"
-    if player_strength < banker_strength:
-        return "loss"
-    return "copy"
-
-
 # --- descriptions ------------------------------------------------------------------------------
 
 _RANK_WORDS = {
@@ -391,11 +377,6 @@ def evaluate_hand(cards: Sequence[Card], wheel_rank: WheelRank = "second") -> Ha
             two_card_name(strength),
         )
     raise CardError(f"a hand has 5 or 2 cards, got {len(cards)}")
-
-
-def rank_counts(cards: Sequence[Card]) -> Counter[int]:
-    """Ranks of the cards with the joker counted as an ace (R-HW-2 shape, R-LO-1)."""
-    return Counter(rank_of(c) for c in cards)
 
 
 def is_suited(cards: Sequence[Card]) -> bool:

@@ -274,20 +274,6 @@ def two_highest_front(shape: Shape, exclude_ranks: Iterable[int] = ()) -> Candid
     return front_of(shape, pool[:2])
 
 
-def keeps_straight_or_flush(c: Candidate) -> bool:
-    return c.back_category in _STRAIGHT_OR_FLUSH
-
-
-def keeps_ranks(*ranks: int) -> Callable[[Candidate], bool]:
-    """A back predicate: every card of these ranks stays back."""
-
-    def keep(c: Candidate) -> bool:
-        front_ranks = {rank_of(x) for x in c.front}
-        return not front_ranks.intersection(ranks)
-
-    return keep
-
-
 # --- R-HW-3: which clause family applies -------------------------------------------------------
 
 #: Clause families in R-HW-3 order; a clause id is ``<house way>.<family>[.<detail>]``.

@@ -9,7 +9,6 @@ import pytest
 from table_core.cards import FULL_DECK, parse_cards
 from table_core.errors import CardError, FoulError
 from table_core.hands import (
-    banker_wins_tie,
     evaluate_hand,
     five_card_strength,
     is_legal_split,
@@ -199,7 +198,7 @@ def test_split_must_use_the_seven_cards_dealt() -> None:
 # --- R-SET-3: copies go to the banker -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("judge", [compare, banker_wins_tie])
+@pytest.mark.parametrize("judge", [compare])
 def test_hand_comparison_and_copies(judge: object) -> None:
     assert callable(judge)
     assert judge(back("As Kd Qc Jh 9s"), back("Ah Ks Qd Jc 9h")) == "copy"
