@@ -52,7 +52,7 @@ def rss_kb() -> int:
 def _breakdown_hooks() -> dict[str, float]:
     """Wrap the hot functions to sum their CPU time (adds a little overhead of its own)."""
     import adapters.service as service
-    import adapters.store.sql as sql
+    import adapters.store.sqlite as sql
     from adapters.store.core import EventReader
 
     spent: dict[str, float] = defaultdict(float)

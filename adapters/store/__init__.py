@@ -15,13 +15,15 @@ from sqlalchemy.engine import URL, make_url
 
 from adapters.store import migrate
 from adapters.store.memory import InMemoryEventStore
+from adapters.store.postgres import PostgresEventStore
 from adapters.store.signing import (
     Signer,
     configured_signer,
     create_key_files,
     key_paths,
 )
-from adapters.store.sql import PostgresEventStore, SqlEventStore, SqliteEventStore
+from adapters.store.sql import SqlEventStore
+from adapters.store.sqlite import SqliteEventStore
 from adapters.store.verify import load_public_key
 from table_core.ports import StoreError, Upcasters
 

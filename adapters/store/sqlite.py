@@ -1,0 +1,231 @@
+"""The SQLite event store: the embedded default. One writer at a time by design, so an append is
+one ``BEGIN IMMEDIATE`` transaction that takes the write lock first (a writer never fails "busy"
+half-way), checks the stream version, inserts the events and their global positions, and commits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from typing import Any
+
+from adapters.store.canonical import GENESIS_HASH
+from adapters.store.core import (
+    build_batch_rows,
+    check_version,
+    checkpoint_of,
+    command_rows,
+    recorded_ranges,
+    sequence,
+)
+from adapters.store.sql import (
+    EVENT_COLUMNS,
+    INSERT_CHECKPOINT,
+    SELECT_GLOBAL_HEAD,
+    SqlEventStore,
+    _SlowPath,
+)
+from table_core.ports import (
+    BatchCommand,
+    Checkpoint,
+    InvalidEvent,
+    RecordedEvent,
+    StoreError,
+)
+
+
+def _placeholders(rows: int, columns: int) -> str:
+    row = "(" + ", ".join("?" * columns) + ")"
+    return ", ".join([row] * rows)
+
+
+class SqliteEventStore(SqlEventStore):
+    dialect = "sqlite"
+    placeholder = "?"
+    INSERT_LOG = "INSERT INTO event_log (position, event_id, prev_hash, hash) VALUES (?, ?, ?, ?)"
+    # Rows per multi-row INSERT: one statement for a whole round (an SQLite statement takes at
+    # most 32,766 parameters; 12 columns x 1,000 rows stays well below).
+    CHUNK = 1_000
+    # The command ids of a batch, the stream head and the log head: one statement, one step.
+    LOOKUP = (
+        "SELECT 0, command_id, stream_id, first_version, last_version FROM commands "
+        "WHERE command_id IN ({ids}) "
+        "UNION ALL SELECT 1, hash, NULL, version, NULL FROM (SELECT version, hash FROM events "
+        "WHERE stream_id = ? ORDER BY version DESC LIMIT 1) "
+        "UNION ALL SELECT 2, hash, NULL, position, NULL FROM (SELECT position, hash "
+        "FROM event_log ORDER BY position DESC LIMIT 1)"
+    )
+
+    HEADS = (
+        "SELECT 1, hash, version FROM (SELECT version, hash FROM events WHERE stream_id = ? "
+        "ORDER BY version DESC LIMIT 1) "
+        "UNION ALL SELECT 2, hash, position FROM (SELECT position, hash FROM event_log "
+        "ORDER BY position DESC LIMIT 1)"
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._statements: dict[tuple[str, int], str] = {}
+        # SQLite takes one writer at a time anyway: this process's appends share one connection
+        # (no pool checkout per append), one after another under this lock; other processes
+        # still meet at SQLite's write lock (BEGIN IMMEDIATE).
+        self._writer: Any = None
+        self._write_lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._write_lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
+        super().close()
+
+    def _statement(self, kind: str, rows: int) -> str:
+        """The SQL text for ``rows`` rows (cached: sqlite3 keeps its prepared statement by text)."""
+        key = (kind, rows)
+        text = self._statements.get(key)
+        if text is None:
+            if kind == "events":
+                text = f"INSERT INTO events (id, {EVENT_COLUMNS}) VALUES {_placeholders(rows, 12)}"
+            elif kind == "log":
+                text = (
+                    "INSERT INTO event_log (position, event_id, prev_hash, hash) "
+                    f"VALUES {_placeholders(rows, 4)}"
+                )
+            elif kind == "commands":
+                text = (
+                    "INSERT INTO commands (command_id, stream_id, first_version, last_version) "
+                    f"VALUES {_placeholders(rows, 4)}"
+                )
+            else:
+                text = self.LOOKUP.format(ids=", ".join("?" * rows))
+            self._statements[key] = text
+        return text
+
+    def _insert(self, conn: Any, kind: str, rows: Sequence[Sequence[Any]]) -> None:
+        for start in range(0, len(rows), self.CHUNK):
+            chunk = rows[start : start + self.CHUNK]
+            flat = [value for row in chunk for value in row]
+            conn.execute(self._statement(kind, len(chunk)), flat)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[Any]:
+        """A write transaction holding SQLite's write lock from its first statement."""
+        with self._write_lock:
+            if self._writer is None:
+                self._writer = self.engine.raw_connection()
+            conn = self._writer.driver_connection
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                self._fault("before_commit")
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def _lookup(
+        self, conn: Any, stream_id: str, ids: Sequence[str]
+    ) -> tuple[dict[str, tuple[str, int, int]], tuple[int, str], tuple[int, str]]:
+        """The recorded ones among ``ids``, the stream head and the global head."""
+        found: dict[str, tuple[str, int, int]] = {}
+        head = (0, GENESIS_HASH)
+        global_head = (0, GENESIS_HASH)
+        for start in range(0, len(ids), self.CHUNK):
+            chunk = ids[start : start + self.CHUNK]
+            for kind, a, b, c, d in conn.execute(
+                self._statement("lookup", len(chunk)), (*chunk, stream_id)
+            ):
+                if kind == 0:
+                    found[a] = (b, c, d)
+                elif kind == 1:
+                    head = (c, a)
+                else:
+                    global_head = (c, a)
+        return found, head, global_head
+
+    def _append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
+        if checkpoint:
+            self._need_signer()
+        for _ in range(3):
+            try:
+                with self._write() as conn:
+                    recorded = self._append_new(
+                        conn, stream_id, expected_version, commands, checkpoint
+                    )
+            except sqlite3.IntegrityError as error:
+                if "commands.command_id" not in str(error):
+                    raise
+            except _SlowPath:
+                pass
+            else:
+                self._fault("after_commit")
+                return recorded
+            # A command id already recorded (its unique key refused it) or a stream that moved
+            # on: nothing was written. A retried batch is answered, a mixed one or a stale one
+            # refused, as the port says.
+            ids = [command_id for command_id, _ in commands]
+            with self._write() as conn:
+                found, (head_version, _), _ = self._lookup(conn, stream_id, ids)
+                ranges = recorded_ranges(stream_id, ids, found)
+                if ranges is not None:
+                    return [self._read_stream(conn, stream_id, a - 1, b) for a, b in ranges]
+                check_version(stream_id, expected_version, head_version)
+            # Neither, by now: another process wrote in between; try again.
+        raise StoreError(f"stream {stream_id!r} kept changing under this append; try again")
+
+    def _append_new(
+        self,
+        conn: Any,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        checkpoint: bool,
+    ) -> list[list[RecordedEvent]]:
+        """Write a batch of commands presumed new: the command rows go first, so a command id
+        seen before fails at once on its unique key, before anything else is built."""
+        (head_version, head_hash), (position, global_head) = self._heads(conn, stream_id)
+        if head_version != expected_version:
+            raise _SlowPath  # stale, or a retry sent with its old version: look the ids up
+        self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
+        rows = build_batch_rows(stream_id, head_version, head_hash, commands)
+        # One writer at a time: an event's id is its position, no sequencer needed.
+        first_id = position + 1
+        self._insert(conn, "events", [(first_id + i, *row) for i, row in enumerate(rows)])
+        log = sequence(
+            ((first_id + i, row[10]) for i, row in enumerate(rows)), position, global_head
+        )
+        self._insert(conn, "log", log)
+        if checkpoint:
+            at = commands[-1][1][-1].at
+            conn.execute(INSERT_CHECKPOINT, self._signed_row(log[-1][0], log[-1][3], at))
+        return self._reader.appended([entry[0] for entry in log], rows, commands)
+
+    def _heads(self, conn: Any, stream_id: str) -> tuple[tuple[int, str], tuple[int, str]]:
+        head = (0, GENESIS_HASH)
+        global_head = (0, GENESIS_HASH)
+        for kind, digest, number in conn.execute(self.HEADS, (stream_id,)):
+            if kind == 1:
+                head = (number, digest)
+            else:
+                global_head = (number, digest)
+        return head, global_head
+
+    def checkpoint(self, at: datetime) -> Checkpoint:
+        self._need_signer()
+        with self._write() as conn:
+            head = conn.execute(SELECT_GLOBAL_HEAD).fetchone()
+            if head is None:
+                raise InvalidEvent("an empty log has nothing to sign")
+            row = self._signed_row(head[0], head[1], at)
+            conn.execute(INSERT_CHECKPOINT, row)
+        return checkpoint_of(row)
