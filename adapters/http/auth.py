@@ -12,6 +12,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from adapters.http.errors import ApiProblem
 from adapters.http.keys import ApiKey, KeyStore
@@ -32,14 +33,15 @@ def _keys(request: Request) -> KeyStore:
     return keys
 
 
-def caller(
+async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> ApiKey:
-    """The key the request carries: its actor and role."""
+    """The key the request carries: its actor and role. Looked up on every request (a revoked
+    key stops at once), on a worker thread since the lookup reads the database."""
     if credentials is None or not credentials.credentials:
         raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
-    key = _keys(request).lookup(credentials.credentials)
+    key = await run_in_threadpool(_keys(request).lookup, credentials.credentials)
     if key is None:
         log.warning("unknown_api_key", method=request.method, path=request.url.path)
         raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
@@ -53,7 +55,9 @@ def require(operation: str) -> Callable[..., ApiKey]:
     """A dependency admitting the roles ``RIGHTS[operation]`` allows; anyone else gets 403."""
     roles = RIGHTS[operation]
 
-    def check(request: Request, key: Caller) -> ApiKey:
+    # ``async``: a pure check, so FastAPI runs it on the event loop instead of handing it to a
+    # worker thread (each hand-off costs more than the check).
+    async def check(request: Request, key: Caller) -> ApiKey:
         if key.role not in roles:
             log.warning(
                 "access_denied",

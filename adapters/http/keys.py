@@ -129,6 +129,11 @@ class SqlKeyStore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        mark = "%s" if engine.dialect.paramstyle in ("format", "pyformat") else "?"
+        self._lookup_sql = (
+            "SELECT key_id, actor_id, role, created_at FROM api_keys "
+            f"WHERE key_hash = {mark} AND revoked_at IS NULL"
+        )
 
     def create(self, actor_id: str, role: str, at: datetime) -> tuple[ApiKey, str]:
         checked = _check(actor_id, role)
@@ -148,11 +153,16 @@ class SqlKeyStore:
         return key, token
 
     def lookup(self, token: str) -> ApiKey | None:
-        query = select(
-            api_keys.c.key_id, api_keys.c.actor_id, api_keys.c.role, api_keys.c.created_at
-        ).where(api_keys.c.key_hash == token_hash(token), api_keys.c.revoked_at.is_(None))
-        with self.engine.connect() as conn:
-            row = conn.execute(query).first()
+        # Every request of the API runs this: the driver's own SQL on a pooled connection (as the
+        # event store's hot path does), not a Core statement compiled and executed per call.
+        pooled = self.engine.raw_connection()
+        try:
+            cursor = pooled.cursor()
+            cursor.execute(self._lookup_sql, (token_hash(token),))
+            row = cursor.fetchone()
+            cursor.close()
+        finally:
+            pooled.close()
         return None if row is None else ApiKey(row[0], row[1], row[2], row[3])
 
     def list(self) -> list[ApiKey]:
