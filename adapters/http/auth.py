@@ -7,7 +7,7 @@ id and the endpoint, never the token.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -51,7 +51,7 @@ async def caller(
 Caller = Annotated[ApiKey, Depends(caller)]
 
 
-def require(operation: str) -> Callable[..., ApiKey]:
+def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
     """A dependency admitting the roles ``RIGHTS[operation]`` allows; anyone else gets 403."""
     roles = RIGHTS[operation]
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Header, Path, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from adapters.http.auth import Caller, require
 from adapters.http.errors import ApiProblem, ErrorBody
@@ -70,7 +71,7 @@ def _actor(key: ApiKey) -> Actor:
     return Actor(id=key.actor_id, role=key.role)
 
 
-def _command(
+async def _command(
     request: Request,
     response: Response,
     table_id: str,
@@ -84,8 +85,17 @@ def _command(
         raise ApiProblem(422, "invalid_request", f"{SYSTEM_STREAM!r} is not a table id")
     if idempotency_key.startswith(f"{SYSTEM_STREAM}:"):  # the service's own command ids
         raise ApiProblem(422, "invalid_request", "an Idempotency-Key may not begin with 'system:'")
-    records, replayed = _runner(request).run(
-        table_id, idempotency_key, expected, build, actor=_actor(key), electronic=electronic
+    # The endpoints are ``async`` and hand the blocking part (decide, append) to ONE worker
+    # thread here: a plain ``def`` endpoint with a response model costs FastAPI two hand-offs
+    # (the call, then the response's validation).
+    records, replayed = await run_in_threadpool(
+        _runner(request).run,
+        table_id,
+        idempotency_key,
+        expected,
+        build,
+        actor=_actor(key),
+        electronic=electronic,
     )
     response.headers["Idempotent-Replayed"] = "true" if replayed else "false"
     return command_response(table_id, idempotency_key, records)
@@ -107,7 +117,7 @@ def _route(path: str, operation: str, summary: str) -> Callable[[F], F]:
 
 
 @_route("/open", "open_table", "Open the table under a rules profile (floor)")
-def open_table(
+async def open_table(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -118,11 +128,13 @@ def open_table(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.OpenTable(table_id=table_id, rules=body.rules, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/rules", "change_rules", "Change the rules profile, with a reason (floor)")
-def change_rules(
+async def change_rules(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -133,11 +145,13 @@ def change_rules(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.ChangeRules(rules=body.rules, reason=body.reason, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/seat", "seat_player", "Seat a player (seats 1..6, R-DEAL-1)")
-def seat_player(
+async def seat_player(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -148,11 +162,13 @@ def seat_player(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.SeatPlayer(seat=body.seat, player_id=body.player_id, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/leave", "leave_seat", "A player leaves (remaining chips are cashed out first)")
-def leave_seat(
+async def leave_seat(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -163,11 +179,13 @@ def leave_seat(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.LeaveSeat(player_id=body.player_id, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/buy-in", "buy_in", "Sell chips to a seated player (cage)")
-def buy_in(
+async def buy_in(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -178,11 +196,13 @@ def buy_in(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.BuyIn(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/cash-out", "cash_out", "Cash a player's free chips out (cage)")
-def cash_out(
+async def cash_out(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -193,7 +213,9 @@ def cash_out(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.CashOut(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 # --- the round ------------------------------------------------------------------------------------
@@ -202,7 +224,7 @@ def cash_out(
 def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc: str = "") -> None:
     """An endpoint for a command with no field but its actor and time."""
 
-    def endpoint(
+    async def endpoint(
         request: Request,
         response: Response,
         table_id: TableId,
@@ -214,7 +236,7 @@ def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc:
             return make(actor=actor, at=at)
 
         expected = None if body is None else body.expected_version
-        return _command(request, response, table_id, idempotency_key, expected, key, build)
+        return await _command(request, response, table_id, idempotency_key, expected, key, build)
 
     endpoint.__name__ = operation
     endpoint.__doc__ = doc or None
@@ -230,7 +252,7 @@ _simple(
 
 
 @_route("/round/bank/accept", "accept_bank", "The offered player takes the bank (R-BANK-1)")
-def accept_bank(
+async def accept_bank(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -241,11 +263,13 @@ def accept_bank(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.AcceptBank(player_id=body.player_id, co_bank=body.co_bank, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/round/bank/decline", "decline_bank", "The offered player declines the bank (R-BANK-1)")
-def decline_bank(
+async def decline_bank(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -256,11 +280,13 @@ def decline_bank(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.DeclineBank(player_id=body.player_id, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/round/bet", "place_bet", "Place a player's main wager")
-def place_bet(
+async def place_bet(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -271,11 +297,13 @@ def place_bet(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.PlaceBet(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/round/side-bet", "place_side_bet", "Place a side bet (R-VAR-2..6)")
-def place_side_bet(
+async def place_side_bet(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -288,14 +316,16 @@ def place_side_bet(
             player_id=body.player_id, bet=body.bet, amount=body.amount, actor=actor, at=at
         )
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 _simple("close_bets", "/round/close-bets", "No more bets", c.CloseBets)
 
 
 @_route("/round/deal", "deal_electronic", "Deal from the table's secure deck (R-DEAL-2, R-DEAL-4)")
-def deal_electronic(
+async def deal_electronic(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -306,11 +336,13 @@ def deal_electronic(
     """An electronic table's deal: the server draws the deck. A deal already recorded for the
     round is never drawn again: a retry answers the recorded one."""
     expected = None if body is None else body.expected_version
-    return _command(request, response, table_id, idempotency_key, expected, key, electronic="deal")
+    return await _command(
+        request, response, table_id, idempotency_key, expected, key, electronic="deal"
+    )
 
 
 @_route("/round/deal/report", "report_deal", "Report a live deal: deck order or seven hands")
-def report_deal(
+async def report_deal(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -327,11 +359,13 @@ def report_deal(
             at=at,
         )
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)")
-def roll_dice_electronic(
+async def roll_dice_electronic(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -340,11 +374,13 @@ def roll_dice_electronic(
     body: CommandBody | None = None,
 ) -> Any:
     expected = None if body is None else body.expected_version
-    return _command(request, response, table_id, idempotency_key, expected, key, electronic="dice")
+    return await _command(
+        request, response, table_id, idempotency_key, expected, key, electronic="dice"
+    )
 
 
 @_route("/round/dice/report", "report_dice", "Report the three dice a live table rolled")
-def report_dice(
+async def report_dice(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -355,11 +391,13 @@ def report_dice(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.RollDice(faces=tuple(body.faces), actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 @_route("/round/hand", "set_hand", "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)")
-def set_hand(
+async def set_hand(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -375,7 +413,9 @@ def set_hand(
             player_id=body.player_id, back=body.back, front=body.front, actor=actor, at=at
         )
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
 
 
 _simple(
@@ -389,7 +429,7 @@ _simple("close_round", "/round/close", "Close the settled round", c.CloseRound)
 
 
 @_route("/round/void", "void_round", "Void the round, returning every wager (floor)")
-def void_round(
+async def void_round(
     request: Request,
     response: Response,
     table_id: TableId,
@@ -400,4 +440,6 @@ def void_round(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.VoidRound(reason=body.reason, actor=actor, at=at)
 
-    return _command(request, response, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(
+        request, response, table_id, idempotency_key, body.expected_version, key, build
+    )
