@@ -34,7 +34,7 @@ from adapters.http.models import (
     VoidBody,
 )
 from adapters.http.runner import Build, CommandRunner
-from adapters.http.views import command_response
+from adapters.http.views import command_body
 from adapters.system_events import SYSTEM_STREAM
 from table_core import commands as c
 from table_core.events import Actor
@@ -97,8 +97,13 @@ async def _command(
         actor=_actor(key),
         electronic=electronic,
     )
-    response.headers["Idempotent-Replayed"] = "true" if replayed else "false"
-    return command_response(table_id, idempotency_key, records)
+    # A Response returned as is: FastAPI neither validates nor serialises it again (the route's
+    # ``response_model`` still documents it).
+    return Response(
+        command_body(table_id, idempotency_key, records),
+        media_type="application/json",
+        headers={"Idempotent-Replayed": "true" if replayed else "false"},
+    )
 
 
 def _route(path: str, operation: str, summary: str) -> Callable[[F], F]:
