@@ -73,7 +73,6 @@ def _actor(key: ApiKey) -> Actor:
 
 async def _command(
     request: Request,
-    response: Response,
     table_id: str,
     idempotency_key: str,
     expected: int | None,
@@ -124,7 +123,6 @@ def _route(path: str, operation: str, summary: str) -> Callable[[F], F]:
 @_route("/open", "open_table", "Open the table under a rules profile (floor)")
 async def open_table(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: OpenTableBody,
     key: Caller,
@@ -133,15 +131,12 @@ async def open_table(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.OpenTable(table_id=table_id, rules=body.rules, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/rules", "change_rules", "Change the rules profile, with a reason (floor)")
 async def change_rules(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: ChangeRulesBody,
     key: Caller,
@@ -150,15 +145,12 @@ async def change_rules(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.ChangeRules(rules=body.rules, reason=body.reason, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/seat", "seat_player", "Seat a player (seats 1..6, R-DEAL-1)")
 async def seat_player(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: SeatBody,
     key: Caller,
@@ -167,15 +159,12 @@ async def seat_player(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.SeatPlayer(seat=body.seat, player_id=body.player_id, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/leave", "leave_seat", "A player leaves (remaining chips are cashed out first)")
 async def leave_seat(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: PlayerBody,
     key: Caller,
@@ -184,15 +173,12 @@ async def leave_seat(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.LeaveSeat(player_id=body.player_id, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/buy-in", "buy_in", "Sell chips to a seated player (cage)")
 async def buy_in(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: ChipsBody,
     key: Caller,
@@ -201,15 +187,12 @@ async def buy_in(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.BuyIn(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/cash-out", "cash_out", "Cash a player's free chips out (cage)")
 async def cash_out(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: ChipsBody,
     key: Caller,
@@ -218,9 +201,7 @@ async def cash_out(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.CashOut(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 # --- the round ------------------------------------------------------------------------------------
@@ -231,7 +212,6 @@ def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc:
 
     async def endpoint(
         request: Request,
-        response: Response,
         table_id: TableId,
         key: Caller,
         idempotency_key: IdempotencyKey,
@@ -241,7 +221,7 @@ def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc:
             return make(actor=actor, at=at)
 
         expected = None if body is None else body.expected_version
-        return await _command(request, response, table_id, idempotency_key, expected, key, build)
+        return await _command(request, table_id, idempotency_key, expected, key, build)
 
     endpoint.__name__ = operation
     endpoint.__doc__ = doc or None
@@ -259,7 +239,6 @@ _simple(
 @_route("/round/bank/accept", "accept_bank", "The offered player takes the bank (R-BANK-1)")
 async def accept_bank(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: AcceptBankBody,
     key: Caller,
@@ -268,15 +247,12 @@ async def accept_bank(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.AcceptBank(player_id=body.player_id, co_bank=body.co_bank, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/round/bank/decline", "decline_bank", "The offered player declines the bank (R-BANK-1)")
 async def decline_bank(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: PlayerBody,
     key: Caller,
@@ -285,15 +261,12 @@ async def decline_bank(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.DeclineBank(player_id=body.player_id, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/round/bet", "place_bet", "Place a player's main wager")
 async def place_bet(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: BetBody,
     key: Caller,
@@ -302,15 +275,12 @@ async def place_bet(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.PlaceBet(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/round/side-bet", "place_side_bet", "Place a side bet (R-VAR-2..6)")
 async def place_side_bet(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: SideBetBody,
     key: Caller,
@@ -321,9 +291,7 @@ async def place_side_bet(
             player_id=body.player_id, bet=body.bet, amount=body.amount, actor=actor, at=at
         )
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 _simple("close_bets", "/round/close-bets", "No more bets", c.CloseBets)
@@ -332,7 +300,6 @@ _simple("close_bets", "/round/close-bets", "No more bets", c.CloseBets)
 @_route("/round/deal", "deal_electronic", "Deal from the table's secure deck (R-DEAL-2, R-DEAL-4)")
 async def deal_electronic(
     request: Request,
-    response: Response,
     table_id: TableId,
     key: Caller,
     idempotency_key: IdempotencyKey,
@@ -341,15 +308,12 @@ async def deal_electronic(
     """An electronic table's deal: the server draws the deck. A deal already recorded for the
     round is never drawn again: a retry answers the recorded one."""
     expected = None if body is None else body.expected_version
-    return await _command(
-        request, response, table_id, idempotency_key, expected, key, electronic="deal"
-    )
+    return await _command(request, table_id, idempotency_key, expected, key, electronic="deal")
 
 
 @_route("/round/deal/report", "report_deal", "Report a live deal: deck order or seven hands")
 async def report_deal(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: ReportDealBody,
     key: Caller,
@@ -364,30 +328,24 @@ async def report_deal(
             at=at,
         )
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)")
 async def roll_dice_electronic(
     request: Request,
-    response: Response,
     table_id: TableId,
     key: Caller,
     idempotency_key: IdempotencyKey,
     body: CommandBody | None = None,
 ) -> Any:
     expected = None if body is None else body.expected_version
-    return await _command(
-        request, response, table_id, idempotency_key, expected, key, electronic="dice"
-    )
+    return await _command(request, table_id, idempotency_key, expected, key, electronic="dice")
 
 
 @_route("/round/dice/report", "report_dice", "Report the three dice a live table rolled")
 async def report_dice(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: ReportDiceBody,
     key: Caller,
@@ -396,15 +354,12 @@ async def report_dice(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.RollDice(faces=tuple(body.faces), actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 @_route("/round/hand", "set_hand", "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)")
 async def set_hand(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: SetHandBody,
     key: Caller,
@@ -418,9 +373,7 @@ async def set_hand(
             player_id=body.player_id, back=body.back, front=body.front, actor=actor, at=at
         )
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
 
 
 _simple(
@@ -436,7 +389,6 @@ _simple("close_round", "/round/close", "Close the settled round", c.CloseRound)
 @_route("/round/void", "void_round", "Void the round, returning every wager (floor)")
 async def void_round(
     request: Request,
-    response: Response,
     table_id: TableId,
     body: VoidBody,
     key: Caller,
@@ -445,6 +397,4 @@ async def void_round(
     def build(actor: Actor, at: Any) -> c.Command:
         return c.VoidRound(reason=body.reason, actor=actor, at=at)
 
-    return await _command(
-        request, response, table_id, idempotency_key, body.expected_version, key, build
-    )
+    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
