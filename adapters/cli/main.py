@@ -26,18 +26,25 @@ def command_modules() -> list[str]:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; given the arguments, only the one they name (when the
+    first one is a subcommand's name), so that ``paigow evaluate`` does not import the store,
+    the HTTP server and the simulator first (scripts call it once per hand)."""
     parser = argparse.ArgumentParser(
         prog="paigow", description="Pai Gow Poker table backend: rules, table, store and audit."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in command_modules():
+    names = command_modules()
+    first = argv[0].replace("-", "_") if argv else None
+    for name in [first] if first in names else names:
         import_module(f"adapters.cli.commands.{name}").register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         status: int = args.handler(args)
