@@ -8,10 +8,12 @@ URLs: ``sqlite:///path.db`` (default ``paigow.db`` in the working directory, or 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DisconnectionError
 
 from adapters.store import migrate
 from adapters.store.memory import InMemoryEventStore
@@ -68,9 +70,36 @@ def sqlite_engine(url: URL) -> Engine:
     return engine
 
 
+#: A pooled PostgreSQL connection idle this long is pinged before use (see ``postgres_engine``).
+PING_AFTER_IDLE_S = 2.0
+
+
 def postgres_engine(url: URL, pool_size: int = 5) -> Engine:
     # AUTOCOMMIT at the driver: reads are single statements, writes open explicit transactions.
-    return create_engine(url, isolation_level="AUTOCOMMIT", pool_size=pool_size, pool_pre_ping=True)
+    engine = create_engine(url, isolation_level="AUTOCOMMIT", pool_size=pool_size)
+
+    # SQLAlchemy's ``pool_pre_ping`` pings on EVERY checkout: one more round trip for each append
+    # and each API key lookup. A connection handed back moments ago is alive (the server would
+    # have to restart in between), so only one idle for longer is pinged; a dead one is replaced
+    # before use, as pre-ping would (``DisconnectionError`` makes the pool take another).
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_connection, record):  # type: ignore[no-untyped-def]
+        if record is not None:
+            record.info["returned_at"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping_if_idle(dbapi_connection, record, _proxy):  # type: ignore[no-untyped-def]
+        returned = record.info.get("returned_at")
+        if returned is not None and time.monotonic() - returned < PING_AFTER_IDLE_S:
+            return
+        try:
+            dbapi_connection.execute("SELECT 1")
+            if not dbapi_connection.autocommit:  # leave no transaction open behind the ping
+                dbapi_connection.rollback()
+        except Exception as error:  # any failure: a broken connection, the pool reconnects
+            raise DisconnectionError(str(error)) from error
+
+    return engine
 
 
 def _check_revision(engine: Engine, url: URL) -> None:
