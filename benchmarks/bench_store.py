@@ -11,7 +11,8 @@ which is what our global position is), given the same payloads serialised to JSO
 region (any application must serialise; we also canonicalise, hash and chain). Durability is the
 same on both sides: SQLite in WAL mode with synchronous=FULL, PostgreSQL with its defaults.
 
-Usage (repo root): ``.venv/bin/python benchmarks/bench_store.py [--commands 300] [--single 1500]``
+Usage (repo root): ``.venv/bin/python benchmarks/bench_store.py [--commands 300] [--single 1500]
+[--engines sqlite,postgresql]``
 Prints the figures and ratios, then ONE JSON line of them.
 """
 
@@ -275,14 +276,7 @@ def show(engine: str, figures: dict[str, Any]) -> None:
     print(f"  read     ours / eventsourcing: {figures['ratio_read']}x")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--commands", type=int, default=300, help="30-event commands per side")
-    parser.add_argument("--single", type=int, default=1500, help="one-event transactions")
-    parser.add_argument("--replay", type=int, default=100_000, help="events in the replay log")
-    parser.add_argument("--no-postgres", action="store_true")
-    args = parser.parse_args()
-    result: dict[str, Any] = {"load_average": round(os.getloadavg()[0], 2)}
+def sqlite_figures(args: argparse.Namespace, result: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         ours, peer = sqlite_pair(Path(folder))
         result["sqlite"] = measure("SQLite", ours, peer, args.commands, args.single)
@@ -307,7 +301,27 @@ def main() -> None:
             f"  replay   ours  {rate:>10,.0f} events/s, {cpu_rate:,.0f} per CPU-s "
             "(read + verify chain + fold, best of 3)"
         )
-    if not args.no_postgres:
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commands", type=int, default=300, help="30-event commands per side")
+    parser.add_argument("--single", type=int, default=1500, help="one-event transactions")
+    parser.add_argument("--replay", type=int, default=100_000, help="events in the replay log")
+    parser.add_argument("--no-postgres", action="store_true", help="same as --engines sqlite")
+    parser.add_argument(
+        "--engines",
+        default="sqlite,postgresql",
+        help="comma-separated: sqlite (with its replay), postgresql",
+    )
+    args = parser.parse_args()
+    engines = {name.strip() for name in args.engines.split(",")}
+    if args.no_postgres:
+        engines.discard("postgresql")
+    result: dict[str, Any] = {"load_average": round(os.getloadavg()[0], 2)}
+    if "sqlite" in engines:
+        sqlite_figures(args, result)
+    if "postgresql" in engines:
         schema = f"bench_{os.getpid()}"
         try:
             ours, peer = postgres_pair(schema)

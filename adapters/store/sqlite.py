@@ -14,12 +14,11 @@ from typing import Any
 
 from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
-    build_batch_rows,
+    chain_batch,
     check_version,
     checkpoint_of,
     command_rows,
     recorded_ranges,
-    sequence,
 )
 from adapters.store.sql import (
     EVENT_COLUMNS,
@@ -103,6 +102,13 @@ class SqliteEventStore(SqlEventStore):
                 text = self.LOOKUP.format(ids=", ".join("?" * rows))
             self._statements[key] = text
         return text
+
+    def _insert_flat(self, conn: Any, kind: str, values: list[Any], width: int) -> None:
+        """``_insert`` for rows already flattened, ``width`` values each."""
+        step = self.CHUNK * width
+        for start in range(0, len(values), step):
+            chunk = values[start : start + step] if len(values) > step else values
+            conn.execute(self._statement(kind, len(chunk) // width), chunk)
 
     def _insert(self, conn: Any, kind: str, rows: Sequence[Sequence[Any]]) -> None:
         for start in range(0, len(rows), self.CHUNK):
@@ -197,18 +203,18 @@ class SqliteEventStore(SqlEventStore):
         if head_version != expected_version:
             raise _SlowPath  # stale, or a retry sent with its old version: look the ids up
         self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
-        rows = build_batch_rows(stream_id, head_version, head_hash, commands)
-        # One writer at a time: an event's id is its position, no sequencer needed.
-        first_id = position + 1
-        self._insert(conn, "events", [(first_id + i, *row) for i, row in enumerate(rows)])
-        log = sequence(
-            ((first_id + i, row[10]) for i, row in enumerate(rows)), position, global_head
+        # One writer at a time: an event's id is its position, no sequencer needed; the rows,
+        # the global chain and the recorded events come out of one pass.
+        rows, log, recorded, chain_head = chain_batch(
+            stream_id, head_version, head_hash, commands, position, global_head, self._reader
         )
-        self._insert(conn, "log", log)
+        self._insert_flat(conn, "events", rows, 12)
+        self._insert_flat(conn, "log", log, 4)
         if checkpoint:
             at = commands[-1][1][-1].at
-            conn.execute(INSERT_CHECKPOINT, self._signed_row(log[-1][0], log[-1][3], at))
-        return self._reader.appended([entry[0] for entry in log], rows, commands)
+            last = log[-4]
+            conn.execute(INSERT_CHECKPOINT, self._signed_row(last, chain_head, at))
+        return recorded
 
     def _heads(self, conn: Any, stream_id: str) -> tuple[tuple[int, str], tuple[int, str]]:
         head = (0, GENESIS_HASH)
