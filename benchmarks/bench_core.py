@@ -7,10 +7,15 @@ events, state), so the cost of events is visible. The dice are fixed at a total 
 stack 1 to the banker (R-DEAL-3), so both play exactly the same hands; the script checks that both
 settle every seat the same (exit 1 if not). Goal: >= 20,000 rounds/s on one core. Rates are the
 median of --repeat timed passes, and the core's time is split into the House Way's share (grouping
-the cards, then its clauses) and settlement's. Last line: one JSON object of the figures.
+the cards, then its clauses; then the same through the rank-pattern memo) and settlement's. The
+core also runs with the memo off (``RoundPlayer(memo=False)``: every hand through ``decide``, the
+definition), checked to give the same outcomes, as the before figure of the same run. The memo
+starts empty; its first pass is timed apart ("memo cold"), then --warm-rounds more rounds fill it
+as a long analysis would, and every timed repeat of the memo passes plays decks it has not seen
+(so rank patterns not met yet still cost their first decision). Last line: one JSON object.
 
 Usage: python benchmarks/bench_core.py [--rounds 20000] [--peer-rounds 2000] [--repeat 5]
-       [--seed 8] [--house-way fr] [--profile]
+       [--warm-rounds 50000] [--seed 8] [--house-way fr] [--profile]
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from table_core.cards import FULL_DECK, Card
 from table_core.events import Actor, RoundSettled
 from table_core.hands import tables_for
 from table_core.house_ways import get_house_way
+from table_core.house_ways.memo import memoised_patterns
 from table_core.house_ways.shape import analyse
 from table_core.rules import HouseRules, TableRules
 from table_core.table import TableState, execute
@@ -66,24 +72,36 @@ def core_pass(player: RoundPlayer, decks: list[list[Card]]) -> list[int]:
     return out
 
 
-def stage_passes(house_way: str, decks: list[list[Card]]) -> dict[str, Callable[[], object]]:
+def stage_passes(
+    house_way: str, decks: list[list[Card]], fresh: list[list[list[Card]]]
+) -> dict[str, Callable[[int], object]]:
     """Where a round's time goes: grouping the seven hands (``analyse``), then the House Way's
-    clause logic on top (``decide``); the full round adds settlement and the outcome records."""
+    clause logic on top (``decide``), or both through the memo (``setter``); the full round adds
+    settlement and the outcome records."""
     tables = tables_for("second")
-    decide = get_house_way(house_way).decide
-    hands = [[d[i : i + 7] for i in range(0, 49, 7)] for d in decks]
+    way = get_house_way(house_way)
+    decide = way.decide
+    set_cards = way.setter(tables)
 
-    def analyse_only() -> None:
-        for seven in hands:
-            for cards in seven:
-                analyse(cards, tables)
+    def _hands(some: list[list[Card]]) -> list[list[Card]]:
+        return [d[i : i + 7] for d in some for i in range(0, 49, 7)]
 
-    def set_only() -> None:
-        for seven in hands:
-            for cards in seven:
-                decide(analyse(cards, tables))
+    hands = _hands(decks)
+    fresh_hands = [_hands(some) for some in fresh]
 
-    return {"analyse": analyse_only, "analyse + decide": set_only}
+    def analyse_only(repeat: int) -> None:
+        for cards in hands:
+            analyse(cards, tables)
+
+    def set_only(repeat: int) -> None:
+        for cards in hands:
+            decide(analyse(cards, tables))
+
+    def memoised(repeat: int) -> None:
+        for cards in fresh_hands[repeat]:
+            set_cards(cards)
+
+    return {"analyse": analyse_only, "analyse + decide": set_only, "memoised set": memoised}
 
 
 def _opened(house_way: str) -> TableState:
@@ -121,15 +139,15 @@ def aggregate_pass(house_way: str, decks: list[list[Card]]) -> list[int]:
 
 
 def _interleaved(
-    works: dict[str, tuple[int, Callable[[], object]]], repeat: int
+    works: dict[str, tuple[int, Callable[[int], object]]], repeat: int
 ) -> dict[str, list[float]]:
     """Seconds per round of each work, one pass of each in turn per repeat: on a shared machine
     a load change then hits every figure alike, so their ratios stay meaningful."""
     seconds: dict[str, list[float]] = {name: [] for name in works}
-    for _ in range(repeat):
+    for r in range(repeat):
         for name, (rounds, work) in works.items():
             started = time.perf_counter()
-            work()
+            work(r)
             seconds[name].append((time.perf_counter() - started) / rounds)
     return seconds
 
@@ -139,43 +157,63 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=20_000)
     parser.add_argument("--peer-rounds", type=int, default=2_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--warm-rounds", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--house-way", default="fr")
     parser.add_argument("--profile", action="store_true", help="print where the core's time goes")
     args = parser.parse_args()
     decks = _decks(args.rounds, args.seed)
     peer_decks = decks[: args.peer_rounds]
+    # Unseen decks for the memo: one set per timed repeat, and the warm-up's.
+    fresh = [_decks(args.rounds, args.seed + 1 + r) for r in range(args.repeat)]
+    warm = _decks(args.warm_rounds, args.seed + 1 + args.repeat)
     player = RoundPlayer(EdgeSettings(args.house_way, wager=WAGER))
+    plain = RoundPlayer(EdgeSettings(args.house_way, wager=WAGER), memo=False)
 
     # Same hands, same settlement: the pure core and the aggregate must agree seat by seat.
     if core_pass(player, peer_decks) != aggregate_pass(args.house_way, peer_decks):
         print("the core and the aggregate settle the same rounds differently", file=sys.stderr)
         return 1
+    started = time.perf_counter()
+    memo_on = core_pass(player, decks)
+    cold = args.rounds / (time.perf_counter() - started)
+    if memo_on != core_pass(plain, decks):
+        print("the memo and the definition settle the same rounds differently", file=sys.stderr)
+        return 1
+    core_pass(player, warm)
+    patterns = memoised_patterns(get_house_way(args.house_way).decide)
 
-    stages = stage_passes(args.house_way, decks)
+    stages = stage_passes(args.house_way, decks, fresh)
     seconds = _interleaved(
         {
-            "core": (args.rounds, lambda: core_pass(player, decks)),
-            "aggregate": (args.peer_rounds, lambda: aggregate_pass(args.house_way, peer_decks)),
+            "core": (args.rounds, lambda r: core_pass(player, fresh[r])),
+            "core, memo off": (args.rounds, lambda r: core_pass(plain, fresh[r])),
+            "aggregate": (args.peer_rounds, lambda r: aggregate_pass(args.house_way, peer_decks)),
             "analyse": (args.rounds, stages["analyse"]),
             "analyse + decide": (args.rounds, stages["analyse + decide"]),
+            "memoised set": (args.rounds, stages["memoised set"]),
         },
         args.repeat,
     )
     core = 1 / statistics.median(seconds["core"])
+    plain_rate = 1 / statistics.median(seconds["core, memo off"])
     peer = 1 / statistics.median(seconds["aggregate"])
     print(f"six-seat rounds, House Way {args.house_way}, {args.rounds:,} decks (seed {args.seed})")
     print(f"{'pure core (analysis)':>28}: {core:>9,.0f} rounds/s ({core / GOAL:.2f}x the goal)")
+    print(f"{'first pass, memo cold':>28}: {cold:>9,.0f} rounds/s")
+    print(f"{'rank patterns memoised':>28}: {patterns:>9,} after the warm-up")
+    print(f"{'memo off (definition)':>28}: {plain_rate:>9,.0f} rounds/s ({core / plain_rate:.2f}x)")
     print(f"{'aggregate (execute, events)':>28}: {peer:>9,.0f} rounds/s (peer)")
     print(f"{'core / aggregate':>28}: {core / peer:>9.1f}x")
     micros = {
         "full round": 1e6 / core,
         "analyse": 1e6 * statistics.median(seconds["analyse"]),
         "analyse + decide": 1e6 * statistics.median(seconds["analyse + decide"]),
+        "memoised set": 1e6 * statistics.median(seconds["memoised set"]),
     }
     # The same repeat's full round less its House Way passes: settlement and outcome records.
     micros["settle + records"] = 1e6 * statistics.median(
-        full - set_ for full, set_ in zip(seconds["core"], seconds["analyse + decide"], strict=True)
+        full - set_ for full, set_ in zip(seconds["core"], seconds["memoised set"], strict=True)
     )
     print("time per six-seat round (seven hands), median of repeats:")
     for name, value in micros.items():
@@ -190,6 +228,10 @@ def main() -> int:
         "house_way": args.house_way,
         "rounds": args.rounds,
         "core_rounds_per_s": round(core),
+        "core_cold_rounds_per_s": round(cold),
+        "memo_patterns": patterns,
+        "core_memo_off_rounds_per_s": round(plain_rate),
+        "memo_speedup": round(core / plain_rate, 2),
         "aggregate_rounds_per_s": round(peer),
         "core_vs_aggregate": round(core / peer, 1),
         "goal_rounds_per_s": GOAL,

@@ -17,8 +17,9 @@ Banking (R-BANK-1..5):
   of action banked. The bank is assumed to cover every wager (no R-BANK-3 returns) and the house
   does not co-bank.
 
-Hands are dealt by a trusted dealer, so the House Way runs on :func:`analyse` directly, without
-``set_hand``'s re-validation of the cards (R-HW-5 is the House Ways' own tested promise).
+Hands are dealt by a trusted dealer, so the House Way runs directly (``HouseWay.setter``: its
+``decide`` on :func:`analyse`, memoised by rank pattern for the built-ins), without ``set_hand``'s
+re-validation of the cards (R-HW-5 is the House Ways' own tested promise).
 """
 
 from __future__ import annotations
@@ -33,9 +34,14 @@ from table_core.cards import Card
 from table_core.errors import ConfigurationError
 from table_core.hands import WheelRank, tables_for
 from table_core.house_ways import get_house_way
-from table_core.house_ways.shape import Candidate, analyse
+from table_core.house_ways.shape import Candidate
 from table_core.rules import CommissionRules
-from table_core.settlement import MainWagerSettlement, settle_main_wager
+from table_core.settlement import (
+    MainWagerSettlement,
+    settle_main_wager,
+    settlement_index,
+    settlement_table,
+)
 from table_core.variants import (
     VARIANTS,
     Override,
@@ -106,15 +112,17 @@ class RoundOutcome(NamedTuple):
 class RoundPlayer:
     """Plays rounds under fixed :class:`EdgeSettings`; the House Ways are looked up once."""
 
-    def __init__(self, settings: EdgeSettings) -> None:
+    def __init__(self, settings: EdgeSettings, *, memo: bool = True) -> None:
+        """``memo=False`` sets every hand through the House Way's ``decide`` (the definition the
+        rank-pattern memo replays exactly; benchmarks and tests compare the two)."""
         if settings.variant not in VARIANTS:
             raise ConfigurationError(f"unknown variant: {settings.variant}", rule="R-VAR-1")
         if settings.wager <= 0:
             raise ConfigurationError(f"a wager is positive, got {settings.wager}", rule="R-PAY-2")
         self.settings = settings
-        self._player_decide = get_house_way(settings.house_way).decide
-        self._banker_decide = get_house_way(settings.banker_way).decide
-        self._tables = tables_for(settings.wheel_rank)
+        tables = tables_for(settings.wheel_rank)
+        self._player_set = get_house_way(settings.house_way).setter(tables, memo=memo)
+        self._banker_set = get_house_way(settings.banker_way).setter(tables, memo=memo)
         self._variant: Variant = settings.variant
         self._commission = settings.commission
         # R-BANK-4 under the variant: no commission at all in ez and commission_free (R-VAR-1).
@@ -124,6 +132,15 @@ class RoundPlayer:
         self._settle = (
             self._settle_commission if settings.variant == "commission" else self._settle_variant
         )
+        self._no_commission = no_commission()  # the house hand's (R-BANK-2), built once
+        # The commission game settles a wager by one lookup among its nine possible settlements
+        # (settlement_index); a wager that is not positive keeps settle_main_wager's error.
+        self._player_table: tuple[MainWagerSettlement, ...] | None = None
+        self._house_table: tuple[MainWagerSettlement, ...] | None = None
+        if settings.variant == "commission":
+            self._player_table = settlement_table(wager, settings.commission)
+            if self._house_wager > 0:
+                self._house_table = settlement_table(self._house_wager, self._no_commission)
 
     def play(
         self,
@@ -134,25 +151,40 @@ class RoundPlayer:
         """Set and settle one round: ``banker``'s seven cards against each of ``players``' and,
         when a player banks, the dealer's ``house`` hand (R-BANK-2)."""
         s = self.settings
-        tables = self._tables
-        banker_split, banker_rule = self._banker_decide(analyse(banker, tables))
+        banker_split, banker_rule = self._banker_set(banker)
         bb, bf = banker_split.back_strength, banker_split.front_strength
         override = variant_override(self._variant, banker, bf, s.queen_high_pai_gow)
         settle = self._settle
         commission, wager = self._commission, s.wager
-        decide = self._player_decide
+        set_cards = self._player_set
         seats: list[SeatOutcome] = []
         paid = 0  # the bank's payouts, copies already the bank's (R-SET-3, R-BANK-5)
-        for cards in players:
-            split, rule = decide(analyse(cards, tables))
-            settled = settle(split, bb, bf, wager, commission, override)
-            paid += settled.net + settled.commission
-            seats.append(SeatOutcome(split, rule, settled))
+        table = self._player_table
+        if table is not None:
+            new = tuple.__new__  # SeatOutcome(...) without the named tuple's Python __new__
+            for cards in players:
+                split, rule = set_cards(cards)
+                back, front = split.back_strength, split.front_strength
+                # settlement_index, inline: this loop runs millions of times.
+                settled = table[3 * ((back <= bb) + (back == bb)) + (front <= bf) + (front == bf)]
+                paid += settled.net + settled.commission
+                seats.append(new(SeatOutcome, (split, rule, settled, False)))
+        else:
+            for cards in players:
+                split, rule = set_cards(cards)
+                settled = settle(split, bb, bf, wager, commission, override)
+                paid += settled.net + settled.commission
+                seats.append(SeatOutcome(split, rule, settled))
         if house is not None:
             if s.banking != "player":
                 raise ConfigurationError("a house hand plays only against a player-banker")
-            split, rule = self._banker_decide(analyse(house, tables))
-            settled = settle(split, bb, bf, self._house_wager, no_commission(), override)
+            split, rule = self._banker_set(house)
+            if self._house_table is not None:
+                settled = self._house_table[
+                    settlement_index(split.back_strength, split.front_strength, bb, bf)
+                ]
+            else:
+                settled = settle(split, bb, bf, self._house_wager, self._no_commission, override)
             paid += settled.net + settled.commission
             seats.append(SeatOutcome(split, rule, settled, True))
         fee = banker_commission(-paid, self._bank_commission) if s.banking == "player" else 0

@@ -109,3 +109,24 @@ def settle_main_wager(
     commission = commission_due(wager, result, rules)
     gross = wager if result == "win" else -wager if result == "loss" else 0
     return MainWagerSettlement(result, back, front, wager, gross - commission, commission)
+
+
+#: Player and banker strengths whose comparison wins, loses and copies (settlement_index order).
+_SIDES = ((1, 0), (0, 1), (0, 0))
+
+
+def settlement_table(wager: int, rules: CommissionRules) -> tuple[MainWagerSettlement, ...]:
+    """The nine settlements ``settle_main_wager`` can give ``wager`` under ``rules`` (not
+    forfeited), in :func:`settlement_index` order: a simulation then settles a hand by one lookup
+    (the settlements are immutable, so hands may share them)."""
+    return tuple(
+        settle_main_wager(pb, pf, bb, bf, wager, rules) for pb, bb in _SIDES for pf, bf in _SIDES
+    )
+
+
+def settlement_index(
+    player_back: int, player_front: int, banker_back: int, banker_front: int
+) -> int:
+    """3 * back + front, each 0 for a player win, 1 for a loss, 2 for a copy (R-SET-3)."""
+    back = (player_back <= banker_back) + (player_back == banker_back)
+    return 3 * back + (player_front <= banker_front) + (player_front == banker_front)

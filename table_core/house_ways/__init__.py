@@ -3,7 +3,8 @@
 Each House Way is a module with ``NAME``, ``CLAUSES`` (clause id -> what it says, in rule order)
 and ``decide(shape) -> (Candidate, clause id)``; :func:`set_hand` validates the cards, runs the
 House Way and checks that its split is legal (R-HW-5). ``REGISTRY`` maps names to modules; a
-casino's own House Way is one more module registered with :func:`register`.
+casino's own House Way is one more module registered with :func:`register`. The built-ins are
+memoised by rank pattern (``house_ways.memo``), which gives exactly what their ``decide`` gives.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from importlib import import_module
 from table_core.cards import Card, card_text, check_distinct
 from table_core.errors import CardError, ConfigurationError, DomainError
 from table_core.hands import FiveCardTables, tables_for
+from table_core.house_ways.memo import SetCards, memoised
 from table_core.house_ways.shape import Candidate, Shape, analyse
 from table_core.split import Split, display_order
 
@@ -28,17 +30,35 @@ class HouseWay:
     name: str
     clauses: Mapping[str, str]
     decide: Decide
+    #: With no straight or flush possible, ``decide`` reads only ranks and card order, never suits
+    #: (so ``house_ways.memo`` may replay it by rank pattern).
+    by_rank_pattern: bool = False
+
+    def setter(self, tables: FiveCardTables | None = None, *, memo: bool = True) -> SetCards:
+        """``cards -> decide(analyse(cards, tables))`` for seven distinct valid cards, memoised
+        when the House Way allows it (``memo=False``: never, for comparisons)."""
+        tables = tables or tables_for("second")
+        if memo and self.by_rank_pattern:
+            return memoised(self.decide, tables)
+        decide = self.decide
+        return lambda cards: decide(analyse(cards, tables))
 
 
 REGISTRY: dict[str, HouseWay] = {}
 
 
-def register(name: str, clauses: Mapping[str, str], decide: Decide) -> HouseWay:
-    """Register a House Way; its clause ids must start with ``name.`` (stable ids, R-HW-1)."""
+def register(
+    name: str, clauses: Mapping[str, str], decide: Decide, *, by_rank_pattern: bool = False
+) -> HouseWay:
+    """Register a House Way; its clause ids must start with ``name.`` (stable ids, R-HW-1).
+
+    ``by_rank_pattern=True`` promises that, when no straight or flush can be formed, ``decide``
+    reads only the Shape's ranks and card order (no suits), so its decisions may be memoised.
+    """
     for clause in clauses:
         if not clause.startswith(f"{name}."):
             raise ConfigurationError(f"clause {clause!r} of House Way {name!r} must start {name}.")
-    way = HouseWay(name, dict(clauses), decide)
+    way = HouseWay(name, dict(clauses), decide, by_rank_pattern)
     REGISTRY[name] = way
     return way
 
@@ -47,7 +67,8 @@ def get_house_way(name: str) -> HouseWay:
     """The House Way called ``name``: built-ins load on first use."""
     if name not in REGISTRY and name in BUILT_IN:
         module = import_module(f"table_core.house_ways.{name}")
-        register(module.NAME, module.CLAUSES, module.decide)
+        # tests/unit/house_ways/test_memo.py checks the by-rank-pattern promise of each built-in.
+        register(module.NAME, module.CLAUSES, module.decide, by_rank_pattern=True)
     if name not in REGISTRY:
         known = ", ".join(sorted(set(BUILT_IN) | set(REGISTRY)))
         raise ConfigurationError(f"unknown House Way: {name!r} (known: {known})", rule="R-HW-1")
@@ -60,8 +81,7 @@ def set_hand(cards: Sequence[Card], house_way: str, tables: FiveCardTables | Non
         raise CardError(f"a House Way sets 7 cards, got {len(cards)}")
     check_distinct(cards)
     way = REGISTRY.get(house_way) or get_house_way(house_way)
-    shape = analyse(cards, tables or tables_for("second"))
-    chosen, clause = way.decide(shape)
+    chosen, clause = way.setter(tables)(cards)
     if clause not in way.clauses:
         raise DomainError(f"House Way {house_way} answered an undocumented clause {clause!r}")
     if not chosen.legal:  # R-HW-5: a House Way never fouls; a bug here must not reach a table

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from table_core.cards import ACE, JOKER, Card, rank_of
 from table_core.hands import (
+    CARD_PRIME,
     FLUSH,
     STRAIGHT,
     STRAIGHT_FLUSH,
@@ -36,6 +37,10 @@ _BACK_OF = [
     [itemgetter(*(k for k in range(7) if k not in (i, j))) for j in range(7)] for i in range(7)
 ]
 _SPLITS = tuple((i, j, _BACK_OF[i][j]) for i, j in _FRONT_INDEXES)
+#: The same with a bit mask of the back's positions.
+_SPLITS_MASKED = tuple((i, j, back_of, 0x7F & ~(1 << i | 1 << j)) for i, j, back_of in _SPLITS)
+#: For each set of positions (bit k for position k), the splits whose front holds all of them.
+_COVERING = tuple(tuple(s for s in _SPLITS_MASKED if not off & s[3]) for off in range(128))
 _DEFAULT_TABLES = tables_for("second")
 # Not a range: full house and four of a kind sit between flush and straight flush.
 _STRAIGHT_OR_FLUSH = frozenset((STRAIGHT, FLUSH, STRAIGHT_FLUSH))
@@ -162,12 +167,37 @@ class Shape:
             found: list[Candidate] = []
             if self.has_straight_or_flush:
                 cards, tables = self.cards, self.tables
-                for i, j, back_of in _SPLITS:
-                    back = back_of(cards)
-                    strength = five_card_strength(back, tables)
+                plain, flush = tables.plain, tables.flush
+                # What five_card_strength does for each back, from the seven at once: a back's key
+                # is the seven's prime product over its front's two primes, and it is suited when
+                # its front holds every real card outside the seven's most common suit.
+                primes = [CARD_PRIME[c] for c in cards]
+                total = primes[0] * primes[1] * primes[2] * primes[3]
+                total *= primes[4] * primes[5] * primes[6]
+                counts = [0, 0, 0, 0]
+                mask = joker = 0
+                for c in cards:
+                    if c == JOKER:
+                        joker = 1
+                    else:
+                        counts[c & 3] += 1
+                        mask |= 1 << (c >> 2)
+                suit = counts.index(max(counts))
+                off = 0
+                for k, c in enumerate(cards):
+                    if c != JOKER and c & 3 != suit:
+                        off |= 1 << k
+                # Without a straight among the seven only suited backs qualify: the splits whose
+                # front holds every card off the suit (at most 21, usually one to six).
+                scan = _SPLITS_MASKED if _STRAIGHT_WINDOW[mask] + joker >= 5 else _COVERING[off]
+                for i, j, back_of, back_mask in scan:
+                    key = total // (primes[i] * primes[j])
+                    strength = plain[key] if off & back_mask else flush[key]
                     if strength >> 20 in _STRAIGHT_OR_FLUSH:
                         front = (cards[i], cards[j])
-                        found.append(Candidate(front, back, two_card_strength(front), strength))
+                        found.append(
+                            Candidate(front, back_of(cards), two_card_strength(front), strength)
+                        )
             self._straight_or_flush = found
         return self._straight_or_flush
 
@@ -194,6 +224,15 @@ _RANK = (*((c >> 2) + 2 for c in range(52)), ACE)
 _ORDER = (*(-((c >> 2) + 2) * 8 + (c & 3) for c in range(52)), -ACE * 8 + 4)
 
 
+#: Per card, 1 in its suit's nibble (the joker in all four: it completes a flush of any suit); a
+#: flush can be formed when a nibble of the seven's sum reaches 5, so adding 3 sets its bit 3.
+_SUIT_COUNT = (*(1 << 4 * (c & 3) for c in range(52)), 0x1111)
+#: Per card, its rank bit as in _STRAIGHT_WINDOW; the joker's is bit 13.
+_RANK_BIT = (*(1 << (c >> 2) for c in range(52)), 1 << 13)
+#: _STRAIGHT_WINDOW plus one when bit 13 (the joker) is set: a straight can be formed at 5.
+_STRAIGHT_WITH_JOKER = _STRAIGHT_WINDOW + bytes(n + 1 for n in _STRAIGHT_WINDOW)
+
+
 def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
     joker = 0
     suits = [0, 0, 0, 0]
@@ -211,12 +250,15 @@ def analyse(cards: Sequence[Card], tables: FiveCardTables | None = None) -> Shap
     """Group seven cards by rank, the joker as an ace (R-HW-2)."""
     ordered = tuple(sorted(cards, key=_ORDER.__getitem__))
     groups: dict[int, list[Card]] = {}
+    suits = mask = 0
     for c in ordered:  # ranks high to low; in a rank s h d c, the joker after the real aces
         rank = _RANK[c]
         if rank in groups:
             groups[rank].append(c)
         else:
             groups[rank] = [c]
+        suits += _SUIT_COUNT[c]
+        mask |= _RANK_BIT[c]
     by_size: list[list[int]] = [[], [], [], [], [], []]
     for rank, group in groups.items():
         by_size[len(group)].append(rank)
@@ -229,6 +271,8 @@ def analyse(cards: Sequence[Card], tables: FiveCardTables | None = None) -> Shap
         trips=tuple(by_size[3]),
         pairs=tuple(by_size[2]),
         singles=tuple(by_size[1]),
+        # _holds_straight_or_flush, from the same pass over the cards.
+        _holds_sf=bool((suits + 0x3333) & 0x8888) or _STRAIGHT_WITH_JOKER[mask] >= 5,
     )
 
 
