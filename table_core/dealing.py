@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from table_core.cards import DECK_SIZE, FULL_DECK, Card, check_deck, check_distinct, parse_card
 from table_core.errors import CardError, DomainError
@@ -21,6 +21,8 @@ DEALER_PLACE = 0
 SEATS = tuple(range(1, POSITIONS))
 
 CardInput = Card | str
+_INT = {int}
+_CARD_SET = frozenset(FULL_DECK)
 
 
 class DeckAndDiceSource(Protocol):
@@ -80,17 +82,21 @@ class Deal:
 
 def to_card(value: CardInput) -> Card:
     """An int card as is (checked) or card text parsed (R-CARD-2)."""
+    if type(value) is int and 0 <= value < DECK_SIZE:  # an electronic deck's cards: first
+        return value
     if isinstance(value, str):
         return parse_card(value)
-    if type(value) is not int or not 0 <= value < DECK_SIZE:
-        raise CardError(f"not a card: {value!r}")
-    return value
+    raise CardError(f"not a card: {value!r}")
 
 
 def deal_deck(order: Sequence[CardInput]) -> Deal:
     """R-DEAL-2: cut a shuffled deck into seven stacks of seven; :class:`CardError` when the
     order is not exactly the 53 distinct cards."""
-    deck = tuple(to_card(c) for c in order)
+    given = tuple(order)
+    if set(map(type, given)) == _INT and _CARD_SET.issuperset(given):
+        deck = cast(tuple[Card, ...], given)  # ints that are cards: what to_card answers for each
+    else:
+        deck = tuple(map(to_card, given))
     check_deck(deck)
     stacks = tuple(deck[i : i + STACK_SIZE] for i in range(0, POSITIONS * STACK_SIZE, STACK_SIZE))
     return Deal(deck, stacks, deck[POSITIONS * STACK_SIZE :])
@@ -101,7 +107,7 @@ def deal_hands(hands: Sequence[Sequence[CardInput]]) -> Deal:
     cards; the four unused cards are the rest of the deck. :class:`CardError` otherwise."""
     if len(hands) != POSITIONS:
         raise CardError(f"a deal has {POSITIONS} hands, got {len(hands)}")
-    stacks = tuple(tuple(to_card(c) for c in hand) for hand in hands)
+    stacks = tuple(tuple(map(to_card, hand)) for hand in hands)
     for number, stack in enumerate(stacks, start=1):
         if len(stack) != STACK_SIZE:
             raise CardError(f"hand {number} has {len(stack)} cards, not {STACK_SIZE}")

@@ -8,8 +8,8 @@ gives a new state and never changes the old one, so a caller may keep any earlie
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal, TypeVar
 
 from table_core.cards import FULL_DECK, Card, card_text
 from table_core.dealing import DEALER_PLACE, Deal, position_of
@@ -65,9 +65,12 @@ FINISHED: frozenset[str] = frozenset({"settled", "closed", "voided"})
 _CARD_BY_TEXT = {card_text(c): c for c in FULL_DECK}
 
 
+_card_by_text = _CARD_BY_TEXT.__getitem__
+
+
 def cards_of(texts: Iterable[str]) -> tuple[Card, ...]:
     """Canonical card text (as events hold it) back to cards."""
-    return tuple(_CARD_BY_TEXT[t] for t in texts)
+    return tuple(map(_card_by_text, texts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +99,7 @@ class PlayedHand:
     forfeited: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RoundState:
     """One round; places are 0 (the dealer's) and seats 1..6 (dealing.py)."""
 
@@ -146,7 +149,7 @@ class RoundState:
         return [(seat, bet) for seat in seats for bet in self.side_bets[seat]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TableState:
     """Everything a table knows; ``version`` is the number of events folded into it.
 
@@ -201,24 +204,32 @@ class TableState:
 
 # --- evolve ---------------------------------------------------------------------------------------
 #
-# Events are applied to a draft: the fields of the table and of its round as plain dicts, each
-# mapping copied before its first change. ``fold`` freezes the draft once at the end, so a batch of
-# events costs one new state, and a state once built is never changed.
+# Events are applied to a draft: the table's fields as a plain dict (a C-level copy of the state's
+# ``__dict__``), the round's copied only when an event changes it, each mapping copied before its
+# first change. ``fold`` freezes the draft once at the end, so a batch of events costs one new
+# state that shares every unchanged mapping, and the round itself when unchanged, with the state
+# before it; a state once built is never changed. Building through ``__dict__`` skips the frozen
+# dataclass's ``__init__`` (a ``setattr`` per field), hence the states have no ``__slots__``.
 
-_TABLE_FIELDS = tuple(f.name for f in fields(TableState) if f.name != "round")
-_ROUND_FIELDS = tuple(f.name for f in fields(RoundState))
+_DEALER_ONLY = frozenset({DEALER_PLACE})
 _ROUND_MAPPINGS = ("wagers", "returned", "side_bets", "contributions", "hands", "played")
+#: RoundState's fields in order with their defaults; the mappings (default factories) are
+#: created fresh by ``new_round`` and the three required fields always given.
+_ROUND_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(RoundState)}
+assert {f.name for f in fields(RoundState) if f.default_factory is not MISSING} == set(
+    _ROUND_MAPPINGS
+)
+_new = object.__new__
+_set = object.__setattr__
+_S = TypeVar("_S")
 
 
 class _Draft:
     __slots__ = ("copied", "round", "table")
 
     def __init__(self, state: TableState) -> None:
-        self.table: dict[str, Any] = {name: getattr(state, name) for name in _TABLE_FIELDS}
-        r = state.round
-        self.round: dict[str, Any] | None = (
-            None if r is None else {name: getattr(r, name) for name in _ROUND_FIELDS}
-        )
+        self.table: dict[str, Any] = state.__dict__.copy()
+        self.round: dict[str, Any] | None = None  # the round's fields once an event changes it
         self.copied: set[str] = set()
 
     def mapping(self, name: str) -> dict[Any, Any]:
@@ -230,8 +241,12 @@ class _Draft:
         return value
 
     def live(self) -> dict[str, Any]:
+        """The round's fields, which this draft may change (not its mappings: ``round_mapping``)."""
         if self.round is None:
-            raise DomainError("a round event arrived with no round started")
+            r: RoundState | None = self.table["round"]
+            if r is None:
+                raise DomainError("a round event arrived with no round started")
+            self.round = r.__dict__.copy()
         return self.round
 
     def round_mapping(self, name: str) -> dict[Any, Any]:
@@ -243,17 +258,31 @@ class _Draft:
         value: dict[Any, Any] = r[name]
         return value
 
-    def new_round(self, r: RoundState) -> None:
-        self.round = {name: getattr(r, name) for name in _ROUND_FIELDS}
-        self.copied.difference_update("round." + name for name in _ROUND_MAPPINGS)
+    def new_round(self, **values: Any) -> None:
+        """A new round's fields: ``values`` over the defaults, fresh (owned) empty mappings."""
+        r = _ROUND_DEFAULTS.copy()
+        r.update(values)
+        for name in _ROUND_MAPPINGS:
+            r[name] = {}
+        self.round = r
+        self.copied.update("round." + name for name in _ROUND_MAPPINGS)
 
     def credit(self, player_id: str, amount: int) -> None:
         balances = self.mapping("balances")
         balances[player_id] = balances.get(player_id, 0) + amount
 
     def freeze(self) -> TableState:
-        r = None if self.round is None else RoundState(**self.round)
-        return TableState(**self.table, round=r)
+        table = self.table
+        if self.round is not None:
+            table["round"] = _frozen(RoundState, self.round)
+        return _frozen(TableState, table)
+
+
+def _frozen(cls: type[_S], fields: dict[str, Any]) -> _S:
+    """An instance of a frozen state dataclass holding ``fields`` (every field, in order)."""
+    state = _new(cls)
+    _set(state, "__dict__", fields)
+    return state
 
 
 def _place(seat: int | None) -> int:
@@ -295,7 +324,7 @@ def _round_started(d: _Draft, e: RoundStarted) -> None:
         held = None if rules is None else rules.version
         raise DomainError(f"round {e.round} names rules version {e.rules_version}, held {held}")
     phase: Phase = "offering_bank" if e.bank_order else "open_for_bets"
-    d.new_round(RoundState(number=e.round, rules=rules, phase=phase, bank_order=e.bank_order))
+    d.new_round(number=e.round, rules=rules, phase=phase, bank_order=e.bank_order)
     d.table["last_round"] = e.round
 
 
@@ -390,10 +419,8 @@ def _played(d: _Draft, seat: int | None, hand: PlayedHand) -> None:
     played = d.round_mapping("played")
     played[_place(seat)] = hand
     r = d.live()
-    if r["phase"] == "dice_rolled":
-        players = [place for place in r["wagers"] if place != DEALER_PLACE]
-        if all(place in played for place in players):
-            r["phase"] = "hands_set"
+    if r["phase"] == "dice_rolled" and r["wagers"].keys() - _DEALER_ONLY <= played.keys():
+        r["phase"] = "hands_set"  # every player's hand is set (the house hand is the banker's)
 
 
 def _hand_set(d: _Draft, e: HandSet) -> None:
@@ -512,7 +539,10 @@ def evolve(state: TableState, event: Event) -> TableState:
 def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
     """The state after ``events``, from scratch or from ``state``."""
     draft = _Draft(TableState() if state is None else state)
+    handlers = _HANDLERS
+    count = 0
     for event in events:
-        _HANDLERS[type(event)](draft, event)
-        draft.table["version"] += 1
+        handlers[type(event)](draft, event)
+        count += 1
+    draft.table["version"] += count
     return draft.freeze()

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from table_core import commands as c
 from table_core.banking import (
@@ -79,6 +81,7 @@ from table_core.events import (
     TableOpened,
     VariantOverride,
     WagerReturned,
+    trusted,
 )
 from table_core.hands import five_card_strength, tables_for, two_card_strength
 from table_core.house_ways import get_house_way, set_hand
@@ -156,6 +159,15 @@ class NotAllowed(DomainError):
 
 
 _TEXT = tuple(card_text(x) for x in FULL_DECK)
+_SOURCES = ("electronic", "live")
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _trusted_if(ok: bool, cls: type[_M]) -> Callable[..., _M]:
+    """Events are built with ``trusted`` (events.py) from what decide computed; one that carries a
+    command's own value skips validation only when that value is already of the schema's type
+    (``ok``), so a float amount still fails validation as it always did."""
+    return trusted(cls) if ok else cls
 
 
 def _text(cards: Sequence[Card]) -> tuple[str, ...]:
@@ -408,14 +420,16 @@ def _offers(
         player = s.seats.get(seat)
         if player is None:
             events.append(
-                BankOffered(**env, seat=seat, player_id=None, eligible=False, reason=SEAT_EMPTY)
+                trusted(BankOffered)(
+                    **env, seat=seat, player_id=None, eligible=False, reason=SEAT_EMPTY
+                )
             )
             continue
         others = [other for other_seat, other in s.seats.items() if other_seat != seat]
         balance = s.balances.get(player, 0)
         verdict = bank_eligibility(player, balance, others, s.last_dealer_wagers, rules)
         events.append(
-            BankOffered(
+            trusted(BankOffered)(
                 **env,
                 seat=seat,
                 player_id=player,
@@ -441,7 +455,7 @@ def _start_round(s: TableState, cmd: c.StartRound) -> list[Event]:
     if rules.banking == "rotating" and not dealer_turn:
         order = bank_order(s.seats, s.bank_pointer)
     env = {"table_id": s.table_id, "actor": cmd.actor, "at": cmd.at, "round": number}
-    started = RoundStarted(**env, rules_version=rules.version, bank_order=order)
+    started = trusted(RoundStarted)(**env, rules_version=rules.version, bank_order=order)
     return [started, *_offers(s, env, rules, order)]
 
 
@@ -463,13 +477,17 @@ def _accept_bank(s: TableState, cmd: c.AcceptBank) -> list[Event]:
     verdict = bank_eligibility(cmd.player_id, balance, others, s.last_dealer_wagers, r.rules)
     if not verdict.eligible:  # the balance changed since the offer
         raise DomainError(f"player {cmd.player_id} may not bank: {verdict.reason}", "R-BANK-1")
-    return [BankAccepted(**_env(s, cmd), seat=seat, player_id=cmd.player_id, co_bank=cmd.co_bank)]
+    return [
+        _trusted_if(type(cmd.co_bank) is bool, BankAccepted)(
+            **_env(s, cmd), seat=seat, player_id=cmd.player_id, co_bank=cmd.co_bank
+        )
+    ]
 
 
 def _decline_bank(s: TableState, cmd: c.DeclineBank) -> list[Event]:
     r = _offered(s, cmd, "decline the bank")
     env = _env(s, cmd)
-    declined = BankDeclined(**env, seat=_seat(s, cmd.player_id), player_id=cmd.player_id)
+    declined = trusted(BankDeclined)(**env, seat=_seat(s, cmd.player_id), player_id=cmd.player_id)
     return [declined, *_offers(s, env, r.rules, r.bank_order[r.offers_made :])]
 
 
@@ -496,7 +514,7 @@ def _place_bet(s: TableState, cmd: c.PlaceBet) -> list[Event]:
         raise DomainError(f"player {cmd.player_id} has {balance}, short of {cmd.amount}{extra}")
     position = position_of(seat, r.banker_place)
     return [
-        BetPlaced(
+        _trusted_if(type(cmd.amount) is int, BetPlaced)(
             **_env(s, cmd), seat=seat, player_id=cmd.player_id, position=position, amount=cmd.amount
         )
     ]
@@ -538,7 +556,7 @@ def _place_side_bet(s: TableState, cmd: c.PlaceSideBet) -> list[Event]:
     if cmd.amount > free:
         raise DomainError(f"player {cmd.player_id} has {free} free, short of {cmd.amount}")
     return [
-        SideBetPlaced(
+        _trusted_if(type(cmd.amount) is int, SideBetPlaced)(
             **_env(s, cmd), seat=seat, player_id=cmd.player_id, bet=cmd.bet, amount=cmd.amount
         )
     ]
@@ -557,7 +575,7 @@ def _contributions(s: TableState, r: RoundState, env: dict[str, Any]) -> list[Ev
         if bet.bet == PROGRESSIVE and share:
             meter += share
             events.append(
-                MeterChanged(
+                trusted(MeterChanged)(
                     **env,
                     reason="contribution",
                     amount=share,
@@ -585,7 +603,7 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
                 DEALER_PLACE, None, house_amount, position_of(DEALER_PLACE, r.banker_place)
             )
             events.append(
-                BetPlaced(
+                trusted(BetPlaced)(
                     **env, seat=None, player_id=None, position=house.position, amount=house_amount
                 )
             )
@@ -597,14 +615,14 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
         for w in returned:
             seat = None if w.place == DEALER_PLACE else w.place
             events.append(
-                WagerReturned(
+                trusted(WagerReturned)(
                     **env, seat=seat, player_id=w.player_id, position=w.position, amount=w.amount
                 )
             )
             # The seat's hand is dead now: its side bets have nothing to resolve on.
             for bet in r.side_bets.get(w.place, ()):
                 events.append(
-                    WagerReturned(
+                    trusted(WagerReturned)(
                         **env,
                         seat=seat,
                         player_id=bet.player_id,
@@ -619,7 +637,7 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
         side_bets = {seat: bets for seat, bets in r.side_bets.items() if seat not in gone}
         kept = replace(r, side_bets=side_bets)
     events.append(
-        BetsClosed(
+        trusted(BetsClosed)(
             **env,
             banker_seat=r.banker_place if r.player_banked else None,
             banker_player_id=r.banker_player,
@@ -647,15 +665,18 @@ def _deal(s: TableState, cmd: c.DealCards) -> list[Event]:
         deal: Deal = deal_deck(cmd.deck) if cmd.deck is not None else deal_hands(cmd.hands or ())
     except CardError as error:  # a misdeal voids the round: every wager is returned
         return _void(s, r, env, f"misdeal: {error.message}", _misdeal(cmd))
-    return [
-        StacksDealt(
-            **env,
-            source=cmd.source,
-            deck=None if deal.deck is None else _text(deal.deck),
-            stacks=tuple(_text(stack) for stack in deal.stacks),
-            unused=_text(deal.unused),
+    if deal.deck is None:
+        deck = None
+        stacks = tuple(_text(stack) for stack in deal.stacks)
+        unused = _text(deal.unused)
+    else:  # the stacks and the unused cards are cut from the deck (deal_deck): cut its text
+        deck = _text(deal.deck)
+        stacks = tuple(
+            deck[i : i + STACK_SIZE] for i in range(0, POSITIONS * STACK_SIZE, STACK_SIZE)
         )
-    ]
+        unused = deck[POSITIONS * STACK_SIZE :]
+    dealt = _trusted_if(type(cmd.source) is str and cmd.source in _SOURCES, StacksDealt)
+    return [dealt(**env, source=cmd.source, deck=deck, stacks=stacks, unused=unused)]
 
 
 def _misdeal(cmd: c.DealCards) -> dict[str, Any]:
@@ -723,7 +744,7 @@ def _roll_dice(s: TableState, cmd: c.RollDice) -> list[Event]:
         else:  # an empty seat, a player without a wager, or a wager returned: a dead stack
             holder, player = "dead", None
         assignments.append(
-            StackAssignment(
+            trusted(StackAssignment)(
                 position=position,
                 stack=stack,
                 seat=None if place == DEALER_PLACE else place,
@@ -733,8 +754,8 @@ def _roll_dice(s: TableState, cmd: c.RollDice) -> list[Event]:
             )
         )
     return [
-        DiceRolled(**env, faces=faces, total=total, first_position=first),
-        StacksAssigned(**env, assignments=tuple(assignments)),
+        trusted(DiceRolled)(**env, faces=faces, total=total, first_position=first),
+        trusted(StacksAssigned)(**env, assignments=tuple(assignments)),
     ]
 
 
@@ -760,7 +781,7 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
     if cmd.back is None and cmd.front is None:
         way = set_hand(seven, rules.house_way, tables)
         return [
-            HandSet(
+            trusted(HandSet)(
                 **env,
                 back=_text(way.back),
                 front=_text(way.front),
@@ -775,7 +796,7 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
     check_same_cards(split, seven)
     if value_split(split, tables).legal:
         return [
-            HandSet(
+            trusted(HandSet)(
                 **env,
                 back=_text(split.back),
                 front=_text(split.front),
@@ -784,11 +805,11 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
             )
         ]
     if rules.foul_policy == "forfeit":  # R-SET-2: the main wager loses
-        return [HandForfeited(**env, back=_text(split.back), front=_text(split.front))]
+        return [trusted(HandForfeited)(**env, back=_text(split.back), front=_text(split.front))]
     way = set_hand(seven, rules.house_way, tables)  # R-SET-2 reset
     assert way.rule is not None
     return [
-        FoulReset(
+        trusted(FoulReset)(
             **env,
             player_back=_text(split.back),
             player_front=_text(split.front),
@@ -812,7 +833,7 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
             continue
         way = set_hand(r.hands[place], house_way, tables)
         events.append(
-            HandSet(
+            trusted(HandSet)(
                 **env,
                 seat=None if place == DEALER_PLACE else place,
                 position=wager.position,
@@ -826,7 +847,7 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
     way = set_hand(r.hands[r.banker_place], house_way, tables)
     assert way.rule is not None
     events.append(
-        BankerHandSet(
+        trusted(BankerHandSet)(
             **env,
             seat=r.banker_place if r.player_banked else None,
             player_id=r.banker_player,
@@ -882,7 +903,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
         )
         payout = settled.net + settled.commission
         results.append(
-            SeatResult(
+            trusted(SeatResult)(
                 seat=None if house_hand else wager.place,
                 player_id=wager.player_id,
                 position=wager.position,
@@ -898,7 +919,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
         )
         if settled.commission and wager.player_id is not None:
             commissions.append(
-                CommissionTaken(
+                trusted(CommissionTaken)(
                     **env,
                     seat=wager.place,
                     player_id=wager.player_id,
@@ -913,7 +934,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
     if r.player_banked:
         house_share, player_share = co_bank_shares(bank_result) if r.co_bank else (0, bank_result)
         fee = banker_commission(player_share, commission_rules)  # R-BANK-4
-        banker = BankerResult(
+        banker = trusted(BankerResult)(
             seat=r.banker_place,
             player_id=r.banker_player,
             result=bank_result,
@@ -925,7 +946,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
         )
         if fee:
             commissions.append(
-                CommissionTaken(
+                trusted(CommissionTaken)(
                     **env,
                     seat=r.banker_place,
                     player_id=r.banker_player or "",
@@ -937,7 +958,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
                 )
             )
     else:
-        banker = BankerResult(
+        banker = trusted(BankerResult)(
             seat=None,
             player_id=None,
             result=bank_result,
@@ -946,7 +967,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
             commission=0,
             net=0,
         )
-    settled_event = RoundSettled(
+    settled_event = trusted(RoundSettled)(
         **env,
         results=tuple(results),
         banker=banker,
@@ -970,7 +991,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
             settled = settle_side_bet(rules.pay_table(bet.bet), seven, bet.amount)
             won = settled.pays > 0
             events.append(
-                SideBetSettled(
+                trusted(SideBetSettled)(
                     **env,
                     **who,
                     line=settled.line if won else None,
@@ -983,7 +1004,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
         assert rules.progressive is not None  # placed only where offered with its table
         hit = progressive_payout(rules.progressive, seven, meter)
         events.append(
-            SideBetSettled(
+            trusted(SideBetSettled)(
                 **env,
                 **who,
                 line=None if hit.line == NOTHING else hit.line,
@@ -996,7 +1017,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
         meter -= hit.from_meter
         if hit.from_meter:
             events.append(
-                MeterChanged(
+                trusted(MeterChanged)(
                     **env,
                     reason="hit",
                     amount=-hit.from_meter,
@@ -1008,7 +1029,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
             )
         if hit.meter_after != meter:  # below the reset value: the house re-seeds it
             events.append(
-                MeterChanged(
+                trusted(MeterChanged)(
                     **env, reason="reset", amount=hit.meter_after - meter, meter=hit.meter_after
                 )
             )
@@ -1036,7 +1057,7 @@ def _envy(r: RoundState, env: dict[str, Any]) -> list[Event]:
         for place in places
     ]
     return [
-        EnvyPaid(
+        trusted(EnvyPaid)(
             **env,
             seat=paid.seat,
             player_id=fortune[paid.seat].player_id,
@@ -1052,7 +1073,7 @@ def _envy(r: RoundState, env: dict[str, Any]) -> list[Event]:
 def _close_round(s: TableState, cmd: c.CloseRound) -> list[Event]:
     _live_round(s, "close the round", "settled")
     _require(cmd.actor, _DEALER_ROLES, "close the round")
-    return [RoundClosed(**_env(s, cmd))]
+    return [trusted(RoundClosed)(**_env(s, cmd))]
 
 
 def _void_round(s: TableState, cmd: c.VoidRound) -> list[Event]:
