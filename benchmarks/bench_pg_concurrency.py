@@ -1,10 +1,15 @@
-"""PostgreSQL under concurrent tables: our post-commit sequencer against a table-lock design.
+"""PostgreSQL under concurrent tables: our tail-locked sequencer against a table-lock design.
 
 8 writer processes, one casino table each, append 30-event commands (a round) as fast as they
-can, once against our store and once against the same store made to take
+can, once against our store (one transaction: the inserts concurrently, then the advisory lock as
+its last step to number the events) and once against the same store made to take
 ``LOCK TABLE event_log IN EXCLUSIVE MODE`` first and number its events inline (the simple
 correct design, which serialises every table of the casino). Same schema, same hashing, same
 pipelining, same run: only the ordering mechanism differs.
+
+``--hold-ms`` models a slow statement phase (a slow client, a network hop, a statement that takes
+its time): the same delay inside each design's write transaction after its inserts. Ours is then
+before its tail lock, so other tables go on; the table lock is already held, so they wait.
 
 ``--chaos`` also runs the 100,000-event concurrency chaos (writers on their own and on a shared
 table, rolled-back and slow transactions, a follower on the global position; see
@@ -110,8 +115,8 @@ def worker(
     kind = TableLockStore if design == "table_lock" else PostgresEventStore
     store = kind(engine, signer=Signer.generate())
     if hold_ms:
-        # A write transaction held open a while (a slow client, a network hop): the same delay
-        # inside each design's write transaction, before its commit.
+        # A slow statement phase: the same delay in each design's write transaction, after its
+        # inserts (ours: before the tail lock; the baseline's table lock is taken first).
         store.faults["before_commit"] = lambda: time.sleep(hold_ms / 1000)
 
     def command(number: int) -> None:
@@ -230,7 +235,10 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=8)
     parser.add_argument("--commands", type=int, default=150, help="30-event commands per table")
     parser.add_argument(
-        "--hold-ms", type=float, default=0.0, help="hold each write transaction open this long"
+        "--hold-ms",
+        type=float,
+        default=0.0,
+        help="a slow statement phase in each write transaction (ours: before the tail lock)",
     )
     parser.add_argument("--chaos", action="store_true", help="also the 100,000-event chaos run")
     parser.add_argument("--chaos-commands", type=int, default=4700, help="per chaos writer")

@@ -8,12 +8,15 @@ SQLite: one writer at a time by design, so an append is one ``BEGIN IMMEDIATE`` 
 takes the write lock first (a writer never fails "busy" half-way), checks the stream version,
 inserts the events and their global positions, and commits.
 
-PostgreSQL: writers to different tables must not wait for each other, so an append commits its
-events WITHOUT a global position (transaction 1, fully concurrent) and then a short sequencer pass
-(transaction 2, one at a time under an advisory lock) gives every committed, unpositioned event
-the next dense positions and the global chain. A reader follows ``event_log`` only, which grows by
-whole committed passes in position order: it can never see position n + 1 before n. docs/store.md
-has the argument.
+PostgreSQL: writers to different tables must not wait for each other, so an append is one
+transaction that first inserts its events and command rows (concurrently; the unique keys are the
+concurrency check) and then, as its tail and its LAST lock, takes a per-schema advisory lock, reads
+the log head in a new statement, gives its events the next dense positions and the global chain,
+and commits. The commit is visible before the lock is released, so the next holder numbers on from
+it: ``event_log``, which a reader follows, grows in position order and a reader can never see
+position n + 1 before n. Events an older two-transaction writer left unpositioned in
+``sequencer_queue`` are drained by the next tail (``_sequence_pass`` runs one on its own).
+docs/store.md, "Gap-free global order", has the argument.
 """
 
 from __future__ import annotations
@@ -128,8 +131,9 @@ class SqlEventStore(AppendEntrances):
             pooled.close()
 
     def _fault(self, point: str) -> None:
-        """Test hooks: ``before_commit`` runs inside the append transaction, after its inserts;
-        ``after_commit`` between the commit and (PostgreSQL) the sequencer pass."""
+        """Test hooks: ``before_commit`` runs inside the append transaction, after its inserts
+        (PostgreSQL: before the sequencer lock); ``holding_lock`` (PostgreSQL) inside the tail,
+        the lock held; ``after_commit`` after the commit."""
         hook = self.faults.get(point)
         if hook is not None:
             hook()
@@ -171,8 +175,8 @@ class SqlEventStore(AppendEntrances):
     ) -> list[RecordedEvent]:
         rows = self._stream_rows(conn, stream_id, after_version, last_version)
         if rows and rows[-1][0] is None:
-            # Committed but not yet positioned (PostgreSQL only: a writer died between its
-            # commit and its sequencer pass). Position them, then read again.
+            # Committed but not yet positioned (PostgreSQL only: a legacy two-transaction
+            # writer died between its commit and its sequencer pass). Position them, read again.
             self._sequence_pass(conn, None)
             rows = self._stream_rows(conn, stream_id, after_version, last_version)
         return self._reader.events(rows)
@@ -265,5 +269,5 @@ class SqlEventStore(AppendEntrances):
         raise NotImplementedError
 
     def _sequence_pass(self, conn: Any, sign_at: datetime | None) -> Any:
-        """Give committed events their global positions (PostgreSQL; SQLite does it inline)."""
+        """Position what a legacy writer left unpositioned (PostgreSQL; SQLite does it inline)."""
         return None

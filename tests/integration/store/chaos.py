@@ -1,10 +1,12 @@
 """Concurrency chaos on PostgreSQL, shared by the test (small) and the benchmark (100,000 events).
 
 Writers (separate processes) append to their own table and to one shared table; some of their
-transactions are rolled back on purpose, some held open (slow) while others commit around them.
-A follower reads the global position the whole time. Afterwards every committed command must have
-been seen exactly once, in one piece, in dense positions, and no stream may have a duplicate or
-missing version.
+transactions are rolled back on purpose, some held open (slow, before the sequencer tail) while
+others commit around them. Some commands (5%, on the writer's own table) are committed the way a
+legacy two-transaction writer that died before its sequencer pass left them (``sequencer_queue``
+rows, no position), for the other writers' tails to drain. A follower reads the global position
+the whole time. Afterwards every committed command must have been seen exactly once, in one
+piece, in dense positions, and no stream may have a duplicate or missing version.
 
 Writer: ``python -m tests.integration.store.chaos URL WRITER_ID COMMANDS SEED``; it prints one
 JSON line: the ids of its committed commands and their event counts.
@@ -37,6 +39,7 @@ class RolledBack(Exception):
 
 def writer(url: str, writer_id: int, commands: int, seed: int) -> dict[str, Any]:
     from adapters.store import open_store
+    from tests.integration.store.crash_writer import legacy_commit
 
     rng = random.Random(seed)
     store = open_store(url)
@@ -54,6 +57,10 @@ def writer(url: str, writer_id: int, commands: int, seed: int) -> dict[str, Any]
             for i in range(size)
         ]
         fate = rng.random()
+        if fate >= 0.95:
+            legacy_commit(store, own, events, command)
+            committed[command] = size
+            continue
         if fate < 0.1:
 
             def roll_back() -> None:
@@ -127,6 +134,7 @@ def run_chaos(url: str, writers: int, commands: int, seed: int = 7) -> Outcome:
         follow()
         time.sleep(0.002)
     results = [json.loads(p.communicate()[0]) for p in processes]
+    follower.sequence()  # the legacy commands no later tail has drained
     follow()
     outcome.seconds = time.perf_counter() - started
 

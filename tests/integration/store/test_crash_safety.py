@@ -13,9 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
-from adapters.store import migrate, open_store
-from tests.integration.store.crash_writer import round_events
+from adapters.store import PostgresEventStore, migrate, open_store, postgres_engine
+from tests.integration.store.crash_writer import legacy_commit, round_events
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -68,8 +69,8 @@ def test_killed_before_commit_leaves_none_of_the_command(url: str) -> None:
 
 
 def test_killed_after_commit_keeps_the_whole_command(url: str) -> None:
-    # On PostgreSQL this is the gap between the events' commit and their sequencer pass: the
-    # events are kept, and get their global positions when the store is next opened.
+    # The commit wrote the events and their global positions together (PostgreSQL too: the
+    # sequencer is the append transaction's tail).
     _kill_when_inside(url, "after_commit")
 
     store = open_store(url)
@@ -97,4 +98,75 @@ def test_killed_at_a_random_moment_every_command_is_whole(url: str) -> None:
     per_command = Counter(e.command_id for e in store.read_all())
     assert set(per_command.values()) == {30}, per_command
     assert committed <= set(per_command)  # nothing announced as committed is missing
+    store.close()
+
+
+def test_killed_holding_the_sequencer_lock_leaves_none_and_blocks_no_one(pg_url: str) -> None:
+    # PostgreSQL: the writer dies inside its tail, the advisory lock held, positions drawn but
+    # not committed. The server rolls it back and frees the lock; the numbers are given again.
+    migrate.upgrade(pg_url)
+    store = open_store(pg_url)
+    store.append("table-1", 0, round_events(99)[:1], "opening")
+    store.close()
+
+    _kill_when_inside(pg_url, "holding_lock")
+
+    store = open_store(pg_url)
+    assert store.events_of_command("doomed") is None
+    recorded = store.append("table-2", 0, round_events(1), "next-round")
+    assert [e.position for e in recorded] == list(range(2, 32))
+    assert store.verify().ok
+    store.close()
+
+
+def _bare_store(url: str) -> PostgresEventStore:
+    """A store opened without ``open_store``'s recovery pass."""
+    return PostgresEventStore(postgres_engine(make_url(url)))
+
+
+@pytest.mark.parametrize("recovery", ["next_append", "open_store", "read_stream", "sequence"])
+def test_a_legacy_writer_killed_before_its_pass_is_positioned(pg_url: str, recovery: str) -> None:
+    """Older versions appended in two transactions (the events, then the sequencer pass). One
+    killed in between left committed ``sequencer_queue`` rows: whatever comes next positions
+    them, densely, before anything newer."""
+    migrate.upgrade(pg_url)
+    store = _bare_store(pg_url)
+    store.append("table-2", 0, round_events(98)[:1], "opening")
+    store.close()
+
+    _kill_when_inside(pg_url, "legacy_commit")
+
+    store = _bare_store(pg_url)
+    assert [e.position for e in store.read_all()] == [1]  # not in the global order yet
+    if recovery == "next_append":
+        recorded = store.append("table-2", 1, round_events(97)[:2], "next")
+        assert [e.position for e in recorded] == [32, 33]  # after the 30 drained
+    elif recovery == "open_store":
+        store.close()
+        store = open_store(pg_url)
+    elif recovery == "read_stream":
+        assert [e.position for e in store.read_stream("table-1")] == list(range(2, 32))
+    else:
+        store.sequence()
+    events = store.events_of_command("doomed")
+    assert events is not None
+    assert [e.version for e in events] == list(range(1, 31))
+    assert [e.position for e in events] == list(range(2, 32))
+    assert [e.position for e in store.read_all()] == list(range(1, len(store.read_all()) + 1))
+    assert store.verify().ok
+    store.close()
+
+
+def test_legacy_queue_rows_and_new_appends_keep_each_streams_order(pg_url: str) -> None:
+    # A legacy writer's unpositioned events, then a new append to the SAME stream on top of
+    # them: the drained ones take the lower positions, the stream's versions stay in order.
+    migrate.upgrade(pg_url)
+    store = _bare_store(pg_url)
+    legacy_commit(store, "table-1", round_events(0)[:3], "legacy")
+    recorded = store.append("table-1", 3, round_events(1)[:2], "new")
+    assert [(e.version, e.position) for e in recorded] == [(4, 4), (5, 5)]
+    assert [(e.version, e.position) for e in store.read_stream("table-1")] == [
+        (v, v) for v in range(1, 6)
+    ]
+    assert store.verify().ok
     store.close()
