@@ -53,7 +53,6 @@ def _breakdown_hooks() -> dict[str, float]:
     """Wrap the hot functions to sum their CPU time (adds a little overhead of its own)."""
     import adapters.service as service
     import adapters.store.sqlite as sql
-    from adapters.store.core import EventReader
 
     spent: dict[str, float] = defaultdict(float)
 
@@ -73,12 +72,10 @@ def _breakdown_hooks() -> dict[str, float]:
     wrap(service, "fold", "core: fold")
     wrap(service, "to_new_event", "service: event -> envelope (model_dump)")
     wrap(sql.SqlEventStore, "append_batch", "store: append_batch (all of it)")
-    wrap(sql, "build_batch_rows", "store:   canonical JSON + event hashes")
-    wrap(sql, "sequence", "store:   global chain")
-    wrap(sql.SqliteEventStore, "_insert", "store:   SQLite inserts")
+    wrap(sql, "chain_batch", "store:   canonical JSON, both chains, answers")
+    wrap(sql.SqliteEventStore, "_insert_flat", "store:   SQLite inserts")
     wrap(sql.SqliteEventStore, "_lookup", "store:   SQLite ids and heads")
     wrap(sql.SqlEventStore, "_signed_row", "store:   Ed25519 checkpoint")
-    wrap(EventReader, "appended", "store:   recorded events")
     return spent
 
 
