@@ -3,12 +3,14 @@ checks that the migrated schema matches this metadata on both engines.
 
 - ``events``: every event, with its stream chain (``prev_hash`` → ``hash``). Insert only.
 - ``event_log``: the global order, dense positions 1, 2, 3 … with the global chain. Insert only.
-  A separate table because on PostgreSQL positions are given after the event commits (see
-  docs/store.md); on SQLite both rows are written in the same transaction.
+  A separate table because on PostgreSQL an event's row is written before its position is known
+  (the position is given at the transaction's tail, under the sequencer lock: docs/store.md) and
+  an ``events`` row is never touched again; on SQLite both rows are written together.
 - ``commands``: one row per command id, for idempotent retries. Insert only.
 - ``checkpoints``: signed chain heads. Insert only.
-- ``sequencer_queue``: PostgreSQL's committed-but-not-yet-positioned events; rows leave it when
-  they enter ``event_log``. The only table with deletes, and no part of the audit trail.
+- ``sequencer_queue``: events an older PostgreSQL writer (two transactions an append) committed
+  without a position; the next append's tail drains them into ``event_log``. The only table with
+  deletes, and no part of the audit trail.
 
 Every audit table has database triggers refusing UPDATE and DELETE (and TRUNCATE on PostgreSQL).
 """
