@@ -2,14 +2,17 @@
 
 An append is ONE transaction. First the inserts that may wait on other writers: the events with
 their stream chain and the command rows (their unique keys are the concurrency check). Then, as the
-transaction's tail and its LAST lock, the per-schema advisory lock; a new statement reads the log
-head (READ COMMITTED: its snapshot is taken after the lock, so it sees every earlier holder's
-commit), the events get the next dense positions and the global chain, and the commit makes them
-visible before the lock is released. Positions thus become visible in lock order: a follower can
-never see n + 1 before n. No deadlock: a holder of the lock waits on nothing but its own commit.
-Events a legacy writer committed to ``sequencer_queue`` without a position (an older version of
-this store that died between its two transactions) are drained and positioned by the next tail
-or by ``sequence()``. docs/store.md, "Gap-free global order", has the argument.
+transaction's tail and its LAST lock, one call of the server-side function ``paigow_sequence_tail``
+(migration 0004): it takes the per-schema advisory lock; a new statement reads the log head
+(READ COMMITTED, VOLATILE function: its snapshot is taken after the lock, so it sees every earlier
+holder's commit); the events get the next dense positions and the global chain (computed by the
+database, the recipe of ``core.sequence``); and the commit, sent in the same round trip, makes them
+visible before the lock is released. So no client round trip happens under the lock, except the
+checkpoint's (its signature needs the new head). Positions become visible in lock order: a
+follower can never see n + 1 before n. No deadlock: a holder of the lock waits on nothing but its
+own commit. Events a legacy writer committed to ``sequencer_queue`` without a position (an older
+version of this store that died between its two transactions) are drained and positioned by the
+next tail or by ``sequence()``. docs/store.md, "Gap-free global order", has the argument.
 """
 
 from __future__ import annotations
@@ -22,13 +25,11 @@ from typing import Any
 from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
     EventRow,
-    LogRow,
     build_batch_rows,
     check_version,
     checkpoint_of,
     command_rows,
     recorded_ranges,
-    sequence,
 )
 from adapters.store.sql import (
     EVENT_COLUMNS,
@@ -43,6 +44,7 @@ from table_core.ports import (
     ConcurrencyError,
     InvalidEvent,
     RecordedEvent,
+    StoreError,
 )
 
 
@@ -54,11 +56,9 @@ class PostgresEventStore(SqlEventStore):
     INSERT_COMMAND_EVENTS = (
         f"WITH ins AS (INSERT INTO events ({EVENT_COLUMNS}) "
         "SELECT * FROM unnest(%b::text[], %b::int[], %b::text[], %b::int[], %b::text[], "
-        "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[]) "
-        "RETURNING id, version), "
-        "command AS (INSERT INTO commands (command_id, stream_id, first_version, last_version) "
-        "SELECT * FROM unnest(%b::text[], %b::text[], %b::int[], %b::int[])) "
-        "SELECT id, version FROM ins"
+        "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[])) "
+        "INSERT INTO commands (command_id, stream_id, first_version, last_version) "
+        "SELECT * FROM unnest(%b::text[], %b::text[], %b::int[], %b::int[])"
     )
     SELECT_COMMAND_AND_HEAD = (
         "SELECT 0, command_id, stream_id, first_version, last_version FROM commands "
@@ -66,18 +66,17 @@ class PostgresEventStore(SqlEventStore):
         "UNION ALL (SELECT 1, hash, NULL, version, 0 FROM events WHERE stream_id = %s "
         "ORDER BY version DESC LIMIT 1)"
     )
-    # Locked per schema, so test runs in separate schemas do not queue behind each other.
-    LOCK = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.paigow.sequencer'))"
-    # The log head, and the events a legacy writer committed unpositioned (normally none). A new
-    # statement after LOCK: its snapshot is taken after the lock was granted.
-    DRAIN = (
-        "WITH head AS (SELECT position, hash FROM event_log ORDER BY position DESC LIMIT 1), "
-        "drained AS (DELETE FROM sequencer_queue RETURNING event_id, hash) "
-        "SELECT 0, position, hash FROM head UNION ALL SELECT 1, event_id, hash FROM drained"
-    )
-    INSERT_LOG = (
-        "INSERT INTO event_log (position, event_id, prev_hash, hash) "
-        "SELECT * FROM unnest(%b::bigint[], %b::bigint[], %b::text[], %b::text[])"
+    # The tail, server-side (migration 0004): the advisory lock, then the log head, the legacy
+    # queue and this append's events positioned and chained. Its rows: the head before, then one
+    # per positioned event. The ids are read back by version in this (later) statement, which
+    # sees the insert before it; the versions are ours, the unique key says so.
+    TAIL = "SELECT * FROM paigow_sequence_tail(%s::bigint[], %s::text[])"
+    APPEND_TAIL = (
+        "SELECT * FROM paigow_sequence_tail("
+        "ARRAY(SELECT id FROM events WHERE stream_id = %(s)s AND version > %(v)s "
+        "AND version <= %(w)s ORDER BY version), "
+        "ARRAY(SELECT hash FROM events WHERE stream_id = %(s)s AND version > %(v)s "
+        "AND version <= %(w)s ORDER BY version))"
     )
     QUEUE_NOT_EMPTY = "SELECT EXISTS (SELECT 1 FROM sequencer_queue)"
 
@@ -96,18 +95,22 @@ class PostgresEventStore(SqlEventStore):
         sign_at = commands[-1][1][-1].at if checkpoint else None
         with self._connection() as conn:
             try:
-                # Three round trips: BEGIN + the heads; the inserts + the lock + the log head;
-                # the log rows (+ checkpoint) + COMMIT.
+                # Two round trips: BEGIN + the heads; the inserts + the server-side tail + COMMIT.
+                # With a checkpoint, three: its signature needs the new head from the tail.
                 with conn.pipeline() as pipeline, conn.transaction():
                     written = self._insert(conn, pipeline, stream_id, expected_version, commands)
                     if written is None:  # an idempotent retry: nothing is written
                         raise _Retried
-                    inserted, rows = written
+                    head_version, rows = written
                     try:
                         if self.faults:
                             pipeline.sync()  # so a test's fault finds the inserts on the server
                             self._fault("before_commit")
-                        log = self._sequence_tail(conn, pipeline, sign_at, inserted, rows)
+                        tail = conn.execute(
+                            self.APPEND_TAIL,
+                            {"s": stream_id, "v": head_version, "w": head_version + len(rows)},
+                        )
+                        log = self._await_tail(pipeline, tail, sign_at, conn)
                     except psycopg.Error:
                         # The insert's error may surface at a later execute, before any sync:
                         # sync now, or the server discards the ROLLBACK too (and psycopg warns).
@@ -125,9 +128,13 @@ class PostgresEventStore(SqlEventStore):
                     return retried
                 actual = self._version(conn, stream_id)
                 raise ConcurrencyError(stream_id, expected_version, actual) from None
+            if log is None:  # sent with the COMMIT, in the same round trip
+                log = tail.fetchall()
             self._fault("after_commit")
             # Ours are the log's last len(rows) entries, in version order.
             positions = [entry[0] for entry in log[len(log) - len(rows) :]]
+            if len(positions) != len(rows):
+                raise StoreError("the sequencer tail did not position this append's events")
             return self._reader.appended(positions, rows, commands)
 
     def _insert(
@@ -137,8 +144,9 @@ class PostgresEventStore(SqlEventStore):
         stream_id: str,
         expected_version: int,
         commands: Sequence[BatchCommand],
-    ) -> tuple[Any, list[EventRow]] | None:
-        """Send the inserts of new commands (not awaited); ``None`` if all are recorded already."""
+    ) -> tuple[int, list[EventRow]] | None:
+        """Send the inserts of new commands (not awaited): the stream's head version and the rows;
+        ``None`` if all are recorded already."""
         head_version, head_hash = 0, GENESIS_HASH
         ids = [command_id for command_id, _ in commands]
         result = conn.execute(self.SELECT_COMMAND_AND_HEAD, (ids, stream_id))
@@ -159,54 +167,38 @@ class PostgresEventStore(SqlEventStore):
             list(column)
             for column in zip(*command_rows(stream_id, head_version, commands), strict=True)
         ]
-        inserted = conn.execute(self.INSERT_COMMAND_EVENTS, (*columns, *command_columns))
-        return inserted, rows  # the cursor: its ids are read after the sync of the tail
+        conn.execute(self.INSERT_COMMAND_EVENTS, (*columns, *command_columns))
+        return head_version, rows
 
-    def _sequence_tail(
-        self,
-        conn: Any,
-        pipeline: Any,
-        sign_at: datetime | None,
-        inserted: Any = None,
-        rows: Sequence[EventRow] = (),
-    ) -> list[LogRow]:
-        """The end of a write transaction, one holder at a time: the advisory lock, then the log
-        head in a new statement, the next dense positions with the global chain for the drained
-        legacy queue (event id order) and then this transaction's own events (``inserted``, the
-        cursor of their insert, and their ``rows``, in version order), the signed checkpoint if
-        asked. The caller commits; the lock goes with the transaction, after the commit is
-        visible, so the next holder's head read sees this log.
+    def _await_tail(
+        self, pipeline: Any, tail: Any, sign_at: datetime | None, conn: Any
+    ) -> list[tuple[int, int | None, str]] | None:
+        """Before the COMMIT, when something must see the tail's result first: the signed
+        checkpoint (it needs the new head) or a test's ``holding_lock`` fault. Otherwise ``None``:
+        the caller sends the COMMIT right behind the tail, and the lock is never held across a
+        client round trip. ``tail`` is the cursor of ``paigow_sequence_tail``; its rows are the
+        log head before, then (position, event id, global hash) per event it positioned.
 
-        Deadlock-free because the lock is the transaction's LAST: while holding it, it writes only
-        rows no one else can lock (queue rows and ``event_log`` are written only under this lock;
-        its ``events`` rows are its own or committed) and waits for nothing but its own commit.
+        The function takes the per-schema advisory lock as the transaction's LAST lock, then reads
+        the log head in a new statement (READ COMMITTED, VOLATILE: a snapshot taken after the
+        lock, so it sees every earlier holder's commit), drains the legacy ``sequencer_queue``
+        (event id order) before this transaction's own events, and writes ``event_log``. The lock
+        goes with the transaction, after the commit is visible. Deadlock-free: while holding it,
+        a transaction writes only rows no one else can lock (queue rows and ``event_log`` are
+        written only under this lock; its ``events`` rows are its own or committed; checkpoints
+        are append-only inserts) and waits for nothing but its own commit.
         """
-        conn.execute(self.LOCK)
-        drained = conn.execute(self.DRAIN)
+        if sign_at is None and not self.faults:
+            return None
         # The lock may make the server wait: only a sync is sure to wait with it. An insert's
         # unique violation (a concurrent writer won) is raised here at the latest; the server then
-        # skipped the lock.
+        # skipped the tail.
         pipeline.sync()
-        head_position, head_hash = 0, GENESIS_HASH
-        entries = []
-        for kind, a, b in drained.fetchall():
-            if kind == 0:
-                head_position, head_hash = a, b
-            else:
-                entries.append((a, b))
+        log: list[tuple[int, int | None, str]] = tail.fetchall()
         if self.faults:
             self._fault("holding_lock")
-        # A stream's queued events are older than ours (ours were inserted after its head, which
-        # they are under), and event id order is version order within a stream.
-        entries.sort()
-        if rows:
-            id_of_version = dict((version, event_id) for event_id, version in inserted.fetchall())
-            entries.extend((id_of_version[row[1]], row[10]) for row in rows)
-        log = sequence(entries, head_position, head_hash)
-        if log:
-            conn.execute(self.INSERT_LOG, [list(column) for column in zip(*log, strict=True)])
-            head_position, head_hash = log[-1][0], log[-1][3]
         if sign_at is not None:
+            head_position, _, head_hash = log[-1]
             if head_position == 0:
                 raise InvalidEvent("an empty log has nothing to sign")
             conn.execute(
@@ -241,7 +233,8 @@ class PostgresEventStore(SqlEventStore):
         if sign_at is None and not conn.execute(self.QUEUE_NOT_EMPTY).fetchone()[0]:
             return
         with conn.pipeline() as pipeline, conn.transaction():
-            self._sequence_tail(conn, pipeline, sign_at)
+            tail = conn.execute(self.TAIL, ([], []))
+            self._await_tail(pipeline, tail, sign_at, conn)
 
     def sequence(self) -> None:
         """Position any committed events a legacy writer left unpositioned (it died between its
