@@ -9,6 +9,7 @@ database is safe, the store refuses the stale writer with 409, but each server l
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -55,6 +56,11 @@ def build_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         service.start()
+        # Everything built so far (the evaluator's tables, the app, the store) lives as long as
+        # the server: move it out of the collector's sight, so that a full collection walks only
+        # what requests allocated (one walking everything paused every request for ~60 ms).
+        gc.collect()
+        gc.freeze()
         log.info("http_started", db=shown, refusing=service.refusing)
         if getattr(store, "signer", True) is None:
             # Every round end signs a checkpoint: without a key no round can close (503).
