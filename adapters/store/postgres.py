@@ -80,6 +80,13 @@ class PostgresEventStore(SqlEventStore):
     )
     QUEUE_NOT_EMPTY = "SELECT EXISTS (SELECT 1 FROM sequencer_queue)"
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # (version, hash) of each stream's last event as this store appended it: rows never
+        # change, so while nobody else appends to the stream it is still its head (a table is
+        # written by one server); a stale entry only costs a refused insert and a retry.
+        self._written_heads: dict[str, tuple[int, str]] = {}
+
     def _append(
         self,
         stream_id: str,
@@ -123,6 +130,7 @@ class PostgresEventStore(SqlEventStore):
                 return retried
             except psycopg.errors.UniqueViolation:
                 # Someone else committed this stream version, or these very commands, first.
+                self._written_heads.pop(stream_id, None)
                 retried = self._known_commands(conn, stream_id, ids)
                 if retried is not None:
                     return retried
@@ -135,6 +143,8 @@ class PostgresEventStore(SqlEventStore):
             positions = [entry[0] for entry in log[len(log) - len(rows) :]]
             if len(positions) != len(rows):
                 raise StoreError("the sequencer tail did not position this append's events")
+            last = rows[-1]
+            self._written_heads[stream_id] = (last[1], last[10])
             return self._reader.appended(positions, rows, commands)
 
     def _insert(
@@ -147,20 +157,27 @@ class PostgresEventStore(SqlEventStore):
     ) -> tuple[int, list[EventRow]] | None:
         """Send the inserts of new commands (not awaited): the stream's head version and the rows;
         ``None`` if all are recorded already."""
-        head_version, head_hash = 0, GENESIS_HASH
-        ids = [command_id for command_id, _ in commands]
-        result = conn.execute(self.SELECT_COMMAND_AND_HEAD, (ids, stream_id))
-        # In pipeline mode a fetch may return before the result has arrived; a sync may not.
-        pipeline.sync()
-        found: dict[str, tuple[str, int, int]] = {}
-        for kind, a, b, c, d in result.fetchall():
-            if kind == 0:
-                found[a] = (b, c, d)
-            else:
-                head_hash, head_version = a, c
-        if recorded_ranges(stream_id, ids, found) is not None:
-            return None
-        check_version(stream_id, expected_version, head_version)
+        known = self._written_heads.get(stream_id)
+        if known is not None and known[0] == expected_version:
+            # This store wrote the stream's head itself: no round trip to read it. Were it stale
+            # (another process appended since) or a command id recorded already, the unique keys
+            # refuse the inserts and the caller's handler answers as the slow path would.
+            head_version, head_hash = known
+        else:
+            head_version, head_hash = 0, GENESIS_HASH
+            ids = [command_id for command_id, _ in commands]
+            result = conn.execute(self.SELECT_COMMAND_AND_HEAD, (ids, stream_id))
+            # In pipeline mode a fetch may return before the result has arrived; a sync may not.
+            pipeline.sync()
+            found: dict[str, tuple[str, int, int]] = {}
+            for kind, a, b, c, d in result.fetchall():
+                if kind == 0:
+                    found[a] = (b, c, d)
+                else:
+                    head_hash, head_version = a, c
+            if recorded_ranges(stream_id, ids, found) is not None:
+                return None
+            check_version(stream_id, expected_version, head_version)
         rows = build_batch_rows(stream_id, head_version, head_hash, commands)
         columns = [list(column) for column in zip(*rows, strict=True)]
         command_columns = [
