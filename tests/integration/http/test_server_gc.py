@@ -13,10 +13,13 @@ from adapters.http.server import build_app
 
 def test_the_server_freezes_its_start_up_objects(tmp_path: Path) -> None:
     gc.unfreeze()
+    before = gc.get_threshold()
     app = build_app(f"sqlite:///{tmp_path / 'table.db'}", verify=False)
     try:
         with TestClient(app) as client:
             assert client.get("/health").status_code == 200
             assert gc.get_freeze_count() > 10_000  # the tables, the app, the store
+            assert gc.get_threshold()[0] == 10_000
     finally:
         gc.unfreeze()
+        gc.set_threshold(*before)
