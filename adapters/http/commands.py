@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from adapters.http.auth import Caller, require
+from adapters.http.auth import require
 from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.keys import ApiKey
 from adapters.http.models import (
@@ -76,10 +76,12 @@ async def _command(
     table_id: str,
     idempotency_key: str,
     expected: int | None,
-    key: ApiKey,
     build: Build | None = None,
     electronic: str | None = None,
 ) -> Any:
+    # The route's own dependency (``auth.require``) checked the key and left it here: an endpoint
+    # parameter for it would make FastAPI solve the key's dependencies a second time.
+    key: ApiKey = request.state.api_key
     if table_id == SYSTEM_STREAM:
         raise ApiProblem(422, "invalid_request", f"{SYSTEM_STREAM!r} is not a table id")
     if idempotency_key.startswith(f"{SYSTEM_STREAM}:"):  # the service's own command ids
@@ -125,13 +127,12 @@ async def open_table(
     request: Request,
     table_id: TableId,
     body: OpenTableBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.OpenTable(table_id=table_id, rules=body.rules, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/rules", "change_rules", "Change the rules profile, with a reason (floor)")
@@ -139,13 +140,12 @@ async def change_rules(
     request: Request,
     table_id: TableId,
     body: ChangeRulesBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.ChangeRules(rules=body.rules, reason=body.reason, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/seat", "seat_player", "Seat a player (seats 1..6, R-DEAL-1)")
@@ -153,13 +153,12 @@ async def seat_player(
     request: Request,
     table_id: TableId,
     body: SeatBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.SeatPlayer(seat=body.seat, player_id=body.player_id, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/leave", "leave_seat", "A player leaves (remaining chips are cashed out first)")
@@ -167,13 +166,12 @@ async def leave_seat(
     request: Request,
     table_id: TableId,
     body: PlayerBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.LeaveSeat(player_id=body.player_id, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/buy-in", "buy_in", "Sell chips to a seated player (cage)")
@@ -181,13 +179,12 @@ async def buy_in(
     request: Request,
     table_id: TableId,
     body: ChipsBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.BuyIn(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/cash-out", "cash_out", "Cash a player's free chips out (cage)")
@@ -195,13 +192,12 @@ async def cash_out(
     request: Request,
     table_id: TableId,
     body: ChipsBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.CashOut(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 # --- the round ------------------------------------------------------------------------------------
@@ -213,7 +209,6 @@ def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc:
     async def endpoint(
         request: Request,
         table_id: TableId,
-        key: Caller,
         idempotency_key: IdempotencyKey,
         body: CommandBody | None = None,
     ) -> Any:
@@ -221,7 +216,7 @@ def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc:
             return make(actor=actor, at=at)
 
         expected = None if body is None else body.expected_version
-        return await _command(request, table_id, idempotency_key, expected, key, build)
+        return await _command(request, table_id, idempotency_key, expected, build)
 
     endpoint.__name__ = operation
     endpoint.__doc__ = doc or None
@@ -241,13 +236,12 @@ async def accept_bank(
     request: Request,
     table_id: TableId,
     body: AcceptBankBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.AcceptBank(player_id=body.player_id, co_bank=body.co_bank, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/round/bank/decline", "decline_bank", "The offered player declines the bank (R-BANK-1)")
@@ -255,13 +249,12 @@ async def decline_bank(
     request: Request,
     table_id: TableId,
     body: PlayerBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.DeclineBank(player_id=body.player_id, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/round/bet", "place_bet", "Place a player's main wager")
@@ -269,13 +262,12 @@ async def place_bet(
     request: Request,
     table_id: TableId,
     body: BetBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.PlaceBet(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/round/side-bet", "place_side_bet", "Place a side bet (R-VAR-2..6)")
@@ -283,7 +275,6 @@ async def place_side_bet(
     request: Request,
     table_id: TableId,
     body: SideBetBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
@@ -291,7 +282,7 @@ async def place_side_bet(
             player_id=body.player_id, bet=body.bet, amount=body.amount, actor=actor, at=at
         )
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 _simple("close_bets", "/round/close-bets", "No more bets", c.CloseBets)
@@ -301,14 +292,13 @@ _simple("close_bets", "/round/close-bets", "No more bets", c.CloseBets)
 async def deal_electronic(
     request: Request,
     table_id: TableId,
-    key: Caller,
     idempotency_key: IdempotencyKey,
     body: CommandBody | None = None,
 ) -> Any:
     """An electronic table's deal: the server draws the deck. A deal already recorded for the
     round is never drawn again: a retry answers the recorded one."""
     expected = None if body is None else body.expected_version
-    return await _command(request, table_id, idempotency_key, expected, key, electronic="deal")
+    return await _command(request, table_id, idempotency_key, expected, electronic="deal")
 
 
 @_route("/round/deal/report", "report_deal", "Report a live deal: deck order or seven hands")
@@ -316,7 +306,6 @@ async def report_deal(
     request: Request,
     table_id: TableId,
     body: ReportDealBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
@@ -328,19 +317,18 @@ async def report_deal(
             at=at,
         )
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)")
 async def roll_dice_electronic(
     request: Request,
     table_id: TableId,
-    key: Caller,
     idempotency_key: IdempotencyKey,
     body: CommandBody | None = None,
 ) -> Any:
     expected = None if body is None else body.expected_version
-    return await _command(request, table_id, idempotency_key, expected, key, electronic="dice")
+    return await _command(request, table_id, idempotency_key, expected, electronic="dice")
 
 
 @_route("/round/dice/report", "report_dice", "Report the three dice a live table rolled")
@@ -348,13 +336,12 @@ async def report_dice(
     request: Request,
     table_id: TableId,
     body: ReportDiceBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.RollDice(faces=tuple(body.faces), actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 @_route("/round/hand", "set_hand", "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)")
@@ -362,7 +349,6 @@ async def set_hand(
     request: Request,
     table_id: TableId,
     body: SetHandBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     """``back`` (five cards) and ``front`` (two) as the player split them; leave both out to ask
@@ -373,7 +359,7 @@ async def set_hand(
             player_id=body.player_id, back=body.back, front=body.front, actor=actor, at=at
         )
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
 
 
 _simple(
@@ -391,10 +377,9 @@ async def void_round(
     request: Request,
     table_id: TableId,
     body: VoidBody,
-    key: Caller,
     idempotency_key: IdempotencyKey,
 ) -> Any:
     def build(actor: Actor, at: Any) -> c.Command:
         return c.VoidRound(reason=body.reason, actor=actor, at=at)
 
-    return await _command(request, table_id, idempotency_key, body.expected_version, key, build)
+    return await _command(request, table_id, idempotency_key, body.expected_version, build)
