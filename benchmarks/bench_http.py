@@ -10,11 +10,18 @@ Three runs per engine:
   service the same commands through the application service in the benchmark's process, one
           table, no HTTP: the store's and the core's share of the latency;
   paced   the clients together send ``--rate`` requests/s (each client waits for its next slot),
-          the issue's goal: p99 under 20 ms at 200 requests/s on PostgreSQL;
+          the issue's goal: p99 under 20 ms at 200 requests/s on PostgreSQL. ``--arrivals``
+          says how the slots fall: ``poisson`` (the default: each terminal on its own, its
+          requests at random times, seeded: a Poisson process of the terminal's share of the
+          rate, drawn as that many uniform times over the run, so the rate is exact),
+          ``staggered`` (even gaps, the terminals' phases spread over one interval) or
+          ``lockstep`` (every terminal on the same tick: a burst of ``--tables`` requests at
+          once, a stress case; earlier runs started so, drifting apart as answers came late);
   max     closed loop, each client sends its next request as soon as the last one answers.
 
 Usage (repo root): ``.venv/bin/python benchmarks/bench_http.py [--rate 200] [--seconds 15]
-[--tables 8] [--engines sqlite,postgresql]``. Prints a table, then ONE JSON line.
+[--tables 8] [--engines sqlite,postgresql] [--arrivals poisson|staggered|lockstep]
+[--runs paced,max]``. Prints a table, then ONE JSON line.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -130,7 +138,16 @@ class Server:
 class Client:
     """One terminal at one table: plays rounds, timing every request."""
 
-    def __init__(self, base: str, table: str, tokens: dict[str, str], interval: float) -> None:
+    def __init__(
+        self,
+        base: str,
+        table: str,
+        tokens: dict[str, str],
+        interval: float,
+        *,
+        phase: float = 0.0,
+        times: list[float] | None = None,
+    ) -> None:
         # The standard library's keep-alive connection: a terminal on another machine costs the
         # server nothing, so the load generator should cost this shared machine little (httpx
         # took about 2.4 ms of CPU a request here, as much as the server).
@@ -143,14 +160,26 @@ class Client:
         self.requests = 0
         self.errors = 0
         self._n = 0
-        self._next = time.perf_counter()
+        # The send times (absolute): even gaps of ``interval`` from ``phase`` on, or, for
+        # Poisson arrivals, the offsets in ``times`` (popped, earliest last) and even gaps past
+        # them (the round under way when the run ends). A slow answer delays this terminal's
+        # next request, never the rate asked for: a late client catches up.
+        self._start = time.perf_counter()
+        self._last = self._start + phase - interval
+        self._times = sorted(times, reverse=True) if times else []
+
+    def _slot(self) -> float:
+        if self._times:
+            self._last = self._start + self._times.pop()
+        else:
+            self._last += self.interval
+        return self._last
 
     def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
         if self.interval:
-            now = time.perf_counter()
-            if self._next > now:
-                time.sleep(self._next - now)
-            self._next = max(self._next, now) + self.interval
+            wait = self._slot() - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
         self._n += 1
         headers = {
             "Authorization": f"Bearer {self.tokens[role]}",
@@ -195,11 +224,35 @@ class Client:
             self.send("dealer", "close_round", "/round/close")
 
 
+def poisson_times(rng: random.Random, rate: float, seconds: float) -> list[float]:
+    """A Poisson process of ``rate`` over ``seconds`` given its count: that many uniform times."""
+    return [rng.uniform(0, seconds) for _ in range(round(rate * seconds))]
+
+
 def run(
-    base: str, tokens: dict[str, str], tables: list[str], rate: float, seconds: float
+    base: str,
+    tokens: dict[str, str],
+    tables: list[str],
+    rate: float,
+    seconds: float,
+    arrivals: str = "poisson",
 ) -> dict[str, Any]:
     interval = len(tables) / rate if rate else 0.0
-    clients = [Client(base, table, tokens, interval) for table in tables]
+    clients = [
+        Client(
+            base,
+            table,
+            tokens,
+            interval,
+            phase=interval * i / len(tables) if arrivals == "staggered" else 0.0,
+            times=(
+                poisson_times(random.Random(i), 1 / interval, seconds)
+                if arrivals == "poisson" and interval
+                else None
+            ),
+        )
+        for i, table in enumerate(tables)
+    ]
     failures: list[BaseException] = []
 
     def play(client: Client) -> None:
@@ -310,10 +363,14 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
                 ("paced", args.rate, [f"P{i}" for i in range(args.tables)]),
                 ("max", 0.0, [f"M{i}" for i in range(args.tables)]),
             ):
+                if mode not in args.runs.split(","):
+                    continue
                 for table in tables:
                     Client(server.base, table, tokens, 0.0).setup()
                 cpu, client_cpu = server.cpu_seconds(), time.process_time()
-                out[mode] = run(server.base, tokens, tables, rate, args.seconds)
+                out[mode] = run(server.base, tokens, tables, rate, args.seconds, args.arrivals)
+                if rate:
+                    out[mode]["arrivals"] = args.arrivals
                 # CPU per request: the server's (API + service + store client) and the clients'
                 # (http.client, in this process): with 2 cores, their sum bounds the request rate.
                 requests = out[mode]["requests"]
@@ -336,6 +393,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15.0, help="length of each run")
     parser.add_argument("--tables", type=int, default=8, help="tables = concurrent clients")
     parser.add_argument("--engines", default="sqlite,postgresql")
+    parser.add_argument("--runs", default="paced,max", help="which HTTP runs: paced, max or both")
+    parser.add_argument(
+        "--arrivals",
+        choices=("poisson", "staggered", "lockstep"),
+        default="poisson",
+        help="paced run: how the terminals' requests fall in time",
+    )
     args = parser.parse_args()
     configure_logging(level="warning")  # the baseline's service would log every command
     figures: dict[str, Any] = {}
