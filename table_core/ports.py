@@ -347,6 +347,12 @@ class EventStore(Protocol):
     and new commands writes nothing and raises ``CommandsPartlyRecorded``; a command id given
     twice in one batch is ``InvalidEvent``.
 
+    ``checkpoint_after`` names command indices of the batch after whose events a signed checkpoint
+    is written, each over the global chain head at that command's last event and signed at that
+    event's time, in the same transaction (a batch of several whole rounds: one checkpoint per
+    round's end); ``checkpoint=True`` means after the last command. An index outside the batch is
+    ``InvalidEvent``. A batch that is refused, or answered as a retry, writes no checkpoint.
+
     The payload of a recorded event that an append returns may be the appended mapping itself
     (when it is a plain dict of JSON values: no copy is made), so callers do not change a payload
     once appended; events read back are always parsed from the stored bytes.
@@ -369,6 +375,7 @@ class EventStore(Protocol):
         commands: Sequence[BatchCommand],
         *,
         checkpoint: bool = False,
+        checkpoint_after: Sequence[int] = (),
     ) -> list[list[RecordedEvent]]: ...
 
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]: ...

@@ -322,9 +322,39 @@ def chain_batch(
     return rows, log, out, chained
 
 
+#: Where a batch's checkpoints go: (the batch's events up to and including the command, that
+#: command's last event's time), in order. A store signs its chain head at each.
+CheckpointMarks = Sequence[tuple[int, datetime]]
+
+
+def checkpoint_marks(
+    commands: Sequence[BatchCommand], checkpoint: bool, checkpoint_after: Sequence[int]
+) -> list[tuple[int, datetime]]:
+    """The checkpoints a batch asks for: after each command index of ``checkpoint_after`` and,
+    with ``checkpoint``, after the last command. An index outside the batch is ``InvalidEvent``."""
+    count = len(commands)
+    wanted = set()
+    for index in checkpoint_after:
+        if type(index) is not int or not 0 <= index < count:
+            raise InvalidEvent(f"checkpoint_after: {index!r} is not a command index of the batch")
+        wanted.add(index)
+    if checkpoint:
+        wanted.add(count - 1)
+    if not wanted:
+        return []
+    marks = []
+    through = 0
+    for index, (_, events) in enumerate(commands):
+        through += len(events)
+        if index in wanted:
+            marks.append((through, events[-1].at))
+    return marks
+
+
 class AppendEntrances:
     """``append`` and ``append_batch`` for every store: the request is checked the same way, then
-    one ``_append`` (each store's own transaction) records all the commands or none."""
+    one ``_append`` (each store's own transaction) records all the commands or none, with a
+    signed checkpoint at each of ``marks``."""
 
     def append(
         self,
@@ -337,7 +367,8 @@ class AppendEntrances:
     ) -> list[RecordedEvent]:
         check_request(stream_id, expected_version, events, command_id)
         commands = [(command_id, events)]
-        return self._append(stream_id, expected_version, commands, checkpoint)[0]
+        marks = [(len(events), events[-1].at)] if checkpoint else []
+        return self._append(stream_id, expected_version, commands, marks)[0]
 
     def append_batch(
         self,
@@ -346,17 +377,19 @@ class AppendEntrances:
         commands: Sequence[BatchCommand],
         *,
         checkpoint: bool = False,
+        checkpoint_after: Sequence[int] = (),
     ) -> list[list[RecordedEvent]]:
         """Several commands of one stream in one transaction: see ``ports.EventStore``."""
         check_batch(stream_id, expected_version, commands)
-        return self._append(stream_id, expected_version, commands, checkpoint)
+        marks = checkpoint_marks(commands, checkpoint, checkpoint_after)
+        return self._append(stream_id, expected_version, commands, marks)
 
     def _append(
         self,
         stream_id: str,
         expected_version: int,
         commands: Sequence[BatchCommand],
-        checkpoint: bool,
+        marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
         raise NotImplementedError
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from adapters.store.canonical import GENESIS_HASH, format_time
 from adapters.store.core import (
     AppendEntrances,
+    CheckpointMarks,
     EventReader,
     build_batch_rows,
     check_version,
@@ -70,9 +71,9 @@ class InMemoryEventStore(AppendEntrances):
         stream_id: str,
         expected_version: int,
         commands: Sequence[BatchCommand],
-        checkpoint: bool,
+        marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
-        if checkpoint and self.signer is None:
+        if marks and self.signer is None:
             raise SigningKeyMissing("no signing key is configured for checkpoints")
         with self._lock:
             ids = [command_id for command_id, _ in commands]
@@ -98,10 +99,10 @@ class InMemoryEventStore(AppendEntrances):
                 (entry[0], *row, entry[2], entry[3])
                 for entry, row in zip(log, event_rows, strict=True)
             ]
-            new_checkpoint = None
-            if checkpoint:
-                last = commands[-1][1][-1]
-                new_checkpoint = self._sign(new_rows[-1][0], new_rows[-1][13], last.at)
+            new_checkpoints = [
+                self._sign(new_rows[through - 1][0], new_rows[through - 1][13], at)
+                for through, at in marks
+            ]
             self._fault("before_commit")
             self.rows.extend(new_rows)
             self._streams.setdefault(stream_id, []).extend(range(position, len(self.rows)))
@@ -109,8 +110,7 @@ class InMemoryEventStore(AppendEntrances):
                 stream_id, head_version, commands
             ):
                 self._commands[command_id] = (stream, first, last_version)
-            if new_checkpoint is not None:
-                self.checkpoint_rows.append(new_checkpoint)
+            self.checkpoint_rows.extend(new_checkpoints)
             self._fault("after_commit")
             return self._reader.appended([entry[0] for entry in log], event_rows, commands)
 

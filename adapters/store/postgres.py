@@ -8,7 +8,7 @@ transaction's tail and its LAST lock, one call of the server-side function ``pai
 holder's commit); the events get the next dense positions and the global chain (computed by the
 database, the recipe of ``core.sequence``); and the commit, sent in the same round trip, makes them
 visible before the lock is released. So no client round trip happens under the lock, except the
-checkpoint's (its signature needs the new head). Positions become visible in lock order: a
+checkpoints' (their signatures need the new chain). Positions become visible in lock order: a
 follower can never see n + 1 before n. No deadlock: a holder of the lock waits on nothing but its
 own commit. Events a legacy writer committed to ``sequencer_queue`` without a position (an older
 version of this store that died between its two transactions) are drained and positioned by the
@@ -24,6 +24,7 @@ from typing import Any
 
 from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
+    CheckpointMarks,
     EventRow,
     build_batch_rows,
     check_version,
@@ -92,23 +93,25 @@ class PostgresEventStore(SqlEventStore):
         stream_id: str,
         expected_version: int,
         commands: Sequence[BatchCommand],
-        checkpoint: bool,
+        marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
         import psycopg
 
-        if checkpoint:
+        if marks:
             self._need_signer()
         ids = [command_id for command_id, _ in commands]
-        sign_at = commands[-1][1][-1].at if checkpoint else None
         with self._connection() as conn:
             try:
                 # Two round trips: BEGIN + the heads; the inserts + the server-side tail + COMMIT.
-                # With a checkpoint, three: its signature needs the new head from the tail.
+                # With checkpoints, three: their signatures need the new chain from the tail.
                 with conn.pipeline() as pipeline, conn.transaction():
                     written = self._insert(conn, pipeline, stream_id, expected_version, commands)
                     if written is None:  # an idempotent retry: nothing is written
                         raise _Retried
                     head_version, rows = written
+                    # Ours are the log's last len(rows) entries: a checkpoint after the batch's
+                    # ``through``-th event is at that entry, counted from the log's end.
+                    signs = [(through - len(rows) - 1, at) for through, at in marks]
                     try:
                         if self.faults:
                             pipeline.sync()  # so a test's fault finds the inserts on the server
@@ -117,7 +120,7 @@ class PostgresEventStore(SqlEventStore):
                             self.APPEND_TAIL,
                             {"s": stream_id, "v": head_version, "w": head_version + len(rows)},
                         )
-                        log = self._await_tail(pipeline, tail, sign_at, conn)
+                        log = self._await_tail(pipeline, tail, signs, conn)
                     except psycopg.Error:
                         # The insert's error may surface at a later execute, before any sync:
                         # sync now, or the server discards the ROLLBACK too (and psycopg warns).
@@ -188,10 +191,12 @@ class PostgresEventStore(SqlEventStore):
         return head_version, rows
 
     def _await_tail(
-        self, pipeline: Any, tail: Any, sign_at: datetime | None, conn: Any
+        self, pipeline: Any, tail: Any, signs: Sequence[tuple[int, datetime]], conn: Any
     ) -> list[tuple[int, int | None, str]] | None:
         """Before the COMMIT, when something must see the tail's result first: the signed
-        checkpoint (it needs the new head) or a test's ``holding_lock`` fault. Otherwise ``None``:
+        checkpoints (they need the new chain) or a test's ``holding_lock`` fault. ``signs`` are
+        (index into the tail's rows, counted from the end: -1 is the new head; the time to sign
+        at), one per checkpoint, in position order. Otherwise ``None``:
         the caller sends the COMMIT right behind the tail, and the lock is never held across a
         client round trip. ``tail`` is the cursor of ``paigow_sequence_tail``; its rows are the
         log head before, then (position, event id, global hash) per event it positioned.
@@ -205,7 +210,7 @@ class PostgresEventStore(SqlEventStore):
         written only under this lock; its ``events`` rows are its own or committed; checkpoints
         are append-only inserts) and waits for nothing but its own commit.
         """
-        if sign_at is None and not self.faults:
+        if not signs and not self.faults:
             return None
         # The lock may make the server wait: only a sync is sure to wait with it. An insert's
         # unique violation (a concurrent writer won) is raised here at the latest; the server then
@@ -214,13 +219,15 @@ class PostgresEventStore(SqlEventStore):
         log: list[tuple[int, int | None, str]] = tail.fetchall()
         if self.faults:
             self._fault("holding_lock")
-        if sign_at is not None:
-            head_position, _, head_hash = log[-1]
-            if head_position == 0:
-                raise InvalidEvent("an empty log has nothing to sign")
-            conn.execute(
-                self.sql(INSERT_CHECKPOINT), self._signed_row(head_position, head_hash, sign_at)
-            )
+        if signs:
+            signed = []
+            for index, at in signs:
+                position, _, chain_hash = log[index]
+                if position == 0:
+                    raise InvalidEvent("an empty log has nothing to sign")
+                signed.append(self._signed_row(position, chain_hash, at))
+            # Pipelined with the COMMIT the caller sends next: no round trip of their own.
+            conn.cursor().executemany(self.sql(INSERT_CHECKPOINT), signed)
         return log
 
     def _known_commands(
@@ -251,7 +258,7 @@ class PostgresEventStore(SqlEventStore):
             return
         with conn.pipeline() as pipeline, conn.transaction():
             tail = conn.execute(self.TAIL, ([], []))
-            self._await_tail(pipeline, tail, sign_at, conn)
+            self._await_tail(pipeline, tail, [] if sign_at is None else [(-1, sign_at)], conn)
 
     def sequence(self) -> None:
         """Position any committed events a legacy writer left unpositioned (it died between its

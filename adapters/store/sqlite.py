@@ -14,6 +14,7 @@ from typing import Any
 
 from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
+    CheckpointMarks,
     chain_batch,
     check_version,
     checkpoint_of,
@@ -158,16 +159,14 @@ class SqliteEventStore(SqlEventStore):
         stream_id: str,
         expected_version: int,
         commands: Sequence[BatchCommand],
-        checkpoint: bool,
+        marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
-        if checkpoint:
+        if marks:
             self._need_signer()
         for _ in range(3):
             try:
                 with self._write() as conn:
-                    recorded = self._append_new(
-                        conn, stream_id, expected_version, commands, checkpoint
-                    )
+                    recorded = self._append_new(conn, stream_id, expected_version, commands, marks)
             except sqlite3.IntegrityError as error:
                 if "commands.command_id" not in str(error):
                     raise
@@ -195,7 +194,7 @@ class SqliteEventStore(SqlEventStore):
         stream_id: str,
         expected_version: int,
         commands: Sequence[BatchCommand],
-        checkpoint: bool,
+        marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
         """Write a batch of commands presumed new: the command rows go first, so a command id
         seen before fails at once on its unique key, before anything else is built."""
@@ -205,15 +204,18 @@ class SqliteEventStore(SqlEventStore):
         self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
         # One writer at a time: an event's id is its position, no sequencer needed; the rows,
         # the global chain and the recorded events come out of one pass.
-        rows, log, recorded, chain_head = chain_batch(
+        rows, log, recorded, _ = chain_batch(
             stream_id, head_version, head_hash, commands, position, global_head, self._reader
         )
         self._insert_flat(conn, "events", rows, 12)
         self._insert_flat(conn, "log", log, 4)
-        if checkpoint:
-            at = commands[-1][1][-1].at
-            last = log[-4]
-            conn.execute(INSERT_CHECKPOINT, self._signed_row(last, chain_head, at))
+        if marks:
+            # ``log`` is flat, four values an event: the position, then the global hash at +3.
+            signed = self._signed_row
+            conn.executemany(
+                INSERT_CHECKPOINT,
+                [signed(log[4 * through - 4], log[4 * through - 1], at) for through, at in marks],
+            )
         return recorded
 
     def _heads(self, conn: Any, stream_id: str) -> tuple[tuple[int, str], tuple[int, str]]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from adapters.store.verify import verify
 from table_core.ports import (
     Actor,
     CommandIdConflict,
@@ -415,6 +416,89 @@ def test_a_stale_batch_gets_a_concurrency_error_and_writes_nothing(store: Any) -
         store.append_batch("table-1", 0, _round_batch(1))
     assert (refused.value.expected_version, refused.value.actual_version) == (0, 1)
     assert len(store.read_all()) == 1
+
+
+# --- group commit: several rounds in one batch, a signed checkpoint at each round's end --------
+
+
+def _rounds_batch(*rounds: int) -> list[tuple[str, list[NewEvent]]]:
+    return [command for number in rounds for command in _round_batch(number)]
+
+
+def test_a_batch_of_three_rounds_signs_a_checkpoint_at_each_rounds_end(store: Any) -> None:
+    store.append("table-2", 0, [wager(6, 500)], "t2-bet")  # the log does not start with ours
+    # Each round is three commands of four events; its dice command ends it.
+    recorded = store.append_batch("table-1", 0, _rounds_batch(1, 2, 3), checkpoint_after=[2, 5, 8])
+
+    assert [e.position for command in recorded for e in command] == list(range(2, 14))
+    rows, _ = store.raw_log()
+    checkpoints = store.checkpoints()
+    assert [(c.position, c.hash) for c in checkpoints] == [
+        (5, rows[4][13]),
+        (9, rows[8][13]),
+        (13, rows[12][13]),
+    ]
+    # Signed at the time of the round's last event (the dice of round n, n minutes in).
+    assert [c.at for c in checkpoints] == [OPENED + timedelta(minutes=n) for n in (1, 2, 3)]
+    assert all(len(c.signature) == 128 for c in checkpoints)
+    report = store.verify()
+    assert report.ok
+    assert (report.events, report.checkpoints, report.signatures_checked) == (13, 3, True)
+    assert store.replay(lambda n, e: n + 1, 0) == 13
+
+
+def test_checkpoint_true_and_checkpoint_after_sign_each_place_once(store: Any) -> None:
+    store.append_batch("table-1", 0, _rounds_batch(1, 2), checkpoint=True, checkpoint_after=[5, 2])
+    assert [c.position for c in store.checkpoints()] == [4, 8]
+    assert store.verify().checkpoints == 2
+
+
+def test_a_checkpoint_inside_a_batch_naming_another_head_is_found_at_its_round(store: Any) -> None:
+    store.append_batch("table-1", 0, _rounds_batch(1, 2, 3), checkpoint_after=[2, 5, 8])
+    rows, checkpoint_rows = store.raw_log()
+    middle = list(checkpoint_rows[1])
+    middle[1] = rows[6][13]  # at position 8 (round 2's end), but naming position 7's head
+    report = verify(rows, [checkpoint_rows[0], tuple(middle), checkpoint_rows[2]], store.public_key)
+    assert report.first_bad is not None
+    assert (report.first_bad.position, report.first_bad.problem) == (8, "checkpoint")
+
+
+@pytest.mark.parametrize("refusal", ["stale", "mixed", "retry", "power-cut", "bad-index"])
+def test_a_refused_or_retried_batch_writes_no_checkpoint(store: Any, refusal: str) -> None:
+    store.append_batch("table-1", 0, _round_batch(1), checkpoint=True)
+    batch = _rounds_batch(2, 3)
+    if refusal == "stale":
+        with pytest.raises(ConcurrencyError):
+            store.append_batch("table-1", 0, batch, checkpoint_after=[2, 5])
+    elif refusal == "mixed":
+        store.append("table-1", 4, batch[0][1], batch[0][0])
+        with pytest.raises(CommandsPartlyRecorded):
+            store.append_batch("table-1", 5, batch, checkpoint_after=[2, 5])
+    elif refusal == "retry":
+        again = store.append_batch("table-1", 4, _round_batch(1), checkpoint_after=[2])
+        assert [e.position for command in again for e in command] == [1, 2, 3, 4]
+    elif refusal == "power-cut":
+
+        def power_cut() -> None:
+            raise RuntimeError("power cut before the commit")
+
+        store.faults["before_commit"] = power_cut
+        with pytest.raises(RuntimeError, match="power cut"):
+            store.append_batch("table-1", 4, batch, checkpoint_after=[2, 5])
+        del store.faults["before_commit"]
+    else:
+        with pytest.raises(InvalidEvent, match="checkpoint_after"):
+            store.append_batch("table-1", 4, batch, checkpoint_after=[2, 6])
+    assert [c.position for c in store.checkpoints()] == [4]
+    assert store.events_of_command(batch[-1][0]) is None
+    assert store.verify().ok
+
+
+@pytest.mark.parametrize("index", [3, -1, True, "0"])
+def test_checkpoint_after_names_command_indices_of_the_batch_only(store: Any, index: Any) -> None:
+    with pytest.raises(InvalidEvent, match="checkpoint_after"):
+        store.append_batch("table-1", 0, _round_batch(1), checkpoint_after=[index])
+    assert store.read_all() == [] and store.checkpoints() == []
 
 
 def test_two_batches_racing_for_one_version_one_wins_whole(store: Any) -> None:

@@ -136,3 +136,29 @@ def test_a_writer_that_loses_the_race_at_its_commit_gets_a_concurrency_error(pg_
     assert loser.verify().ok
     rival.close()
     loser.close()
+
+
+def test_a_batchs_checkpoints_land_on_its_commands_after_a_drained_legacy_queue(
+    pg_url: str,
+) -> None:
+    # The tail positions the legacy rows first: a checkpoint after command i is at that command's
+    # last event, counted from the end of the tail's rows, never from the log head before it.
+    migrate.upgrade(pg_url)
+    store = _store(pg_url)
+    store.append("table-1", 0, [wager(1, 100)], "first")
+    legacy_commit(store, "legacy-9", [wager(2, 5, 1)] * 4, "legacy-1")
+    rounds = [
+        (f"r{n}:{what}", [wager(3, 100 * n, n)] * size)
+        for n in (1, 2)
+        for what, size in (("bets", 3), ("close", 2))
+    ]
+    recorded = store.append_batch("table-1", 1, rounds, checkpoint_after=[1, 3])
+
+    assert [e.position for command in recorded for e in command] == list(range(6, 16))
+    log, _ = _log_and_hashes(store)
+    checkpoints = store.checkpoints()
+    assert [(c.position, c.hash) for c in checkpoints] == [(10, log[9][3]), (15, log[14][3])]
+    assert [c.at for c in checkpoints] == [OPENED + timedelta(minutes=n) for n in (1, 2)]
+    report = store.verify()
+    assert report.ok and report.checkpoints == 2
+    store.close()
