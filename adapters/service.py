@@ -339,10 +339,12 @@ class TableService:
     def execute_batch(self, table_id: str, items: Sequence[BatchItem]) -> list[CommandResult]:
         """Decide each command against the state the previous ones left and append them all in
         ONE transaction (``EventStore.append_batch``), all or none; each event keeps its own
-        command's id, so each command stays idempotent on its own. One result per command, in
-        order, each with the state after it. A refused command refuses the whole batch: nothing
-        is written. Electronic draws (:class:`ElectronicDeal`, :class:`ElectronicDice`) are
-        drawn when their turn comes, so a batch that fails has drawn nothing that counts.
+        command's id, so each command stays idempotent on its own. Every command that ends a
+        round gets its signed checkpoint in that transaction, so a batch of K whole rounds writes
+        K checkpoints, one at each round's end. One result per command, in order, each with the
+        state after it. A refused command refuses the whole batch: nothing is written.
+        Electronic draws (:class:`ElectronicDeal`, :class:`ElectronicDice`) are drawn when their
+        turn comes, so a batch that fails has drawn nothing that counts.
 
         Retries: a batch whose commands are all recorded answers their first events; one that
         mixes recorded and new commands answers the recorded ones and appends the new ones,
@@ -356,6 +358,7 @@ class TableService:
         state = initial = self.load(table_id)
         start_version = state.version
         decided: list[tuple[str, list[Event], TableState]] = []
+        round_ends: list[int] = []  # indices in ``decided`` of the commands that end a round
         skipped: set[int] = set()
         for index, (item, command_id) in enumerate(items):
             try:
@@ -377,6 +380,10 @@ class TableService:
                 )
                 raise
             state = fold(events, state)
+            for e in events:
+                if e.type in _ROUND_ENDS:
+                    round_ends.append(len(decided))
+                    break
             decided.append((command_id, events, state))
             log.debug("command_decided", command=type(item).__name__, command_id=command_id)
         if not decided:  # every item was a deferred one with nothing to do
@@ -384,10 +391,9 @@ class TableService:
         batch = [
             (command_id, [to_new_event(e) for e in events]) for command_id, events, _ in decided
         ]
-        ends_round = any(e.type in _ROUND_ENDS for _, events, _ in decided for e in events)
         try:
             recorded = self.store.append_batch(
-                table_id, start_version, batch, checkpoint=ends_round
+                table_id, start_version, batch, checkpoint_after=round_ends
             )
         except ConcurrencyError:
             self.forget(table_id)  # another writer moved the table on: reload next time

@@ -1,19 +1,23 @@
 """A simulated session at one table, played through the real application service and store.
 
-Each round is ONE batch (``TableService.execute_batch``): top-ups at the cage, the round's start,
-the bank offers and answers (``--banking rotating``), main wagers, Fortune bets, closing bets, the
-electronic deal and dice (the service draws them from its source when their turn comes, R-DEAL-4),
-every player's setting, the banker's hand by the House Way (R-HW-1), settlement with commission
-(R-PAY-2, R-BANK-4), the side bets and Envy (R-VAR-2..3), and the round's close. One transaction,
-one fsync and one signed checkpoint a round; every event keeps its own command's id.
+A round is: top-ups at the cage, the round's start, the bank offers and answers (``--banking
+rotating``), main wagers, Fortune bets, closing bets, the electronic deal and dice (the service
+draws them from its source when their turn comes, R-DEAL-4), every player's setting, the banker's
+hand by the House Way (R-HW-1), settlement with commission (R-PAY-2, R-BANK-4), the side bets and
+Envy (R-VAR-2..3), and the round's close. ``play_rounds`` sends K whole rounds as ONE batch
+(``TableService.execute_batch``): one transaction and one fsync for the K rounds (group commit),
+still one signed checkpoint at each round's end; every event keeps its own command's id.
 
 What a player does depends on what the layout shows (the bank offered to them, who banks, their
 seven cards), so those commands are :class:`adapters.service.Deferred`: built from the table's
-state when their turn comes inside the batch.
+state when their turn comes inside the batch. So are the top-ups of a batch's later rounds: of
+the state a batch starts from, a later round reads only its number, so K rounds in one batch
+record exactly the events of K batches of one round.
 """
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +47,19 @@ NAMES = ("ana", "ben", "chloe", "dev", "emma", "farid")
 #: Way's name (``fr``, ``es``, ``trump_plaza``, ``foxwoods``) splits the seven cards by that House
 #: Way and sends the split as the player's own (R-SET-1: never fouled, R-HW-5).
 STRATEGIES = ("house_way", "dealer", *BUILT_IN)
+
+
+def quiet_collector() -> None:
+    """For a process that plays a long session (the command, the benchmark), before its rounds:
+    what exists now (the House Way tables, the store, the modules) lives as long as the process,
+    so it is frozen out of the collector's walks; and the young generation is collected every
+    10,000 allocations, not 700. A batch of K rounds keeps its states and events alive until it
+    is written: at 700 they were promoted to the old generation by the thousand, and the full
+    collections this triggered walked the whole heap, a quarter of a round's CPU at K = 10 (the
+    remedy ``paigow serve`` uses for its requests)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 @dataclass(frozen=True)
@@ -98,7 +115,7 @@ class Settings:
 
 @dataclass
 class Session:
-    """One simulated table: ``open()`` seats and buys in, ``rounds()`` plays, one batch a round.
+    """One simulated table: ``open()`` seats and buys in, ``play_rounds()`` plays K rounds a batch.
 
     Command ids are ``<table>:<round>:<what>``, so a batch retried after a crash is answered by
     the store instead of being played twice."""
@@ -146,18 +163,23 @@ class Session:
 
     # --- a round ---------------------------------------------------------------------------------
 
-    def round_items(self, state: TableState) -> list[BatchItem]:
-        """Every command of the next round, for one batch. Each is stamped when its turn comes,
-        so the round's times follow its order."""
+    def round_items(self, state: TableState, later: int = 0) -> list[BatchItem]:
+        """Every command of a round, for a batch: the next one after ``state``, or the
+        ``later``-th after it (the rounds before it in the same batch). A later round reads
+        only its number from ``state``: its top-ups too are decided when their turn comes. Each
+        command is stamped when its turn comes, so the round's times follow its order."""
         settings = self.settings
-        key = f"{self.table_id}:{state.last_round + 1}"
+        key = f"{self.table_id}:{state.last_round + 1 + later}"
         items: list[BatchItem] = []
         need = settings.wager + (settings.side_wager if settings.fortune else 0)
+        buy_in = settings.buy_in
         for _, player, _ in self.players:
-            if state.balances.get(player, 0) < need:  # broke: back to the cage
+            if later:  # the rounds before it in the batch move the balances: decided at its turn
                 items.append(
-                    (self._stamped(_buy_in(player, settings.buy_in)), f"{key}:buy-in:{player}")
+                    (Deferred(self._top_up(player, need, buy_in)), f"{key}:buy-in:{player}")
                 )
+            elif state.balances.get(player, 0) < need:  # broke: back to the cage
+                items.append((self._stamped(_buy_in(player, buy_in)), f"{key}:buy-in:{player}"))
         items.append((self._stamped(lambda at: c.StartRound(actor=DEALER, at=at)), f"{key}:start"))
         if settings.banking == "rotating":
             # Offers pass down the table (R-BANK-1): at most one answer per seat.
@@ -191,10 +213,32 @@ class Session:
 
     def play(self, state: TableState) -> tuple[TableState, list[RecordedEvent]]:
         """Play one round; the new state and the round's recorded events, in order."""
-        results = self.service.execute_batch(self.table_id, self.round_items(state))
+        return self.play_rounds(state, 1)
+
+    def play_rounds(self, state: TableState, rounds: int) -> tuple[TableState, list[RecordedEvent]]:
+        """Play ``rounds`` rounds as ONE batch (one transaction, a signed checkpoint at each
+        round's end): the new state and the rounds' recorded events, in order. A refused command
+        refuses the batch: none of its rounds is written."""
+        if rounds < 1:
+            raise ValueError("a batch plays 1 round or more")
+        items = self.round_items(state)
+        for later in range(1, rounds):
+            items += self.round_items(state, later)
+        results = self.service.execute_batch(self.table_id, items)
         return results[-1].state, [e for r in results for e in r.events]
 
     # --- what the players do ------------------------------------------------------------------
+
+    def _top_up(
+        self, player: str, need: int, amount: int
+    ) -> Callable[[TableState], c.Command | None]:
+        make = _buy_in(player, amount)
+        now = self.service.now
+
+        def build(state: TableState) -> c.Command | None:
+            return make(now()) if state.balances.get(player, 0) < need else None
+
+        return build
 
     def _answer_bank(self, state: TableState) -> c.Command | None:
         r = state.round

@@ -163,6 +163,41 @@ def test_a_newcomers_first_commands_simulate_report_and_audit_all_succeed(paigow
     assert "20 rounds re-derived" in audit.stdout
 
 
+def test_rounds_committed_seven_at_a_time_are_the_same_rounds_with_books_and_proof(
+    paigow: Run, tmp_path: Path
+) -> None:
+    grouped = _simulate(paigow, "--commit-rounds", "7", "--rounds", "20", "--seed", "4")
+    single = _simulate(
+        paigow, "--commit-rounds", "1", "--rounds", "20", "--seed", "4", "--db", "sqlite:///one.db"
+    )
+    moving = ("database", "seconds", "rounds_per_s")
+    assert {k: v for k, v in grouped.items() if k not in moving} == {
+        k: v for k, v in single.items() if k not in moving
+    }
+    recorded = _recorded(tmp_path / "paigow.db", "SIM-1")
+    assert [e.hash for e in recorded] == [e.hash for e in _recorded(tmp_path / "one.db", "SIM-1")]
+    # Three transactions (7 + 7 + 6 rounds), still a signed checkpoint at every round's end.
+    store = open_store(f"sqlite:///{tmp_path / 'paigow.db'}")
+    try:
+        closes = [e.position for e in recorded if e.type == "round_closed"]
+        assert len(closes) == 20
+        assert [c.position for c in store.checkpoints()] == closes
+    finally:
+        store.close()
+    audit = paigow("audit", "verify")
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+    assert "20 rounds re-derived" in audit.stdout
+    report = paigow("report")
+    assert report.returncode == 0, report.stderr
+    assert "SIM-1" in report.stdout
+
+
+def test_commit_rounds_takes_one_round_or_more(paigow: Run) -> None:
+    done = paigow("simulate", "--rounds", "5", "--commit-rounds", "0")
+    assert done.returncode == 2
+    assert "--commit-rounds" in done.stderr and "below 1" in done.stderr
+
+
 def test_a_database_created_by_db_upgrade_gets_its_signing_key_on_first_use(
     paigow: Run, tmp_path: Path
 ) -> None:

@@ -1,8 +1,8 @@
 """``TableService.execute_batch``: a whole round in one transaction, over every store.
 
 Each command is decided against the state the previous ones left; the store records them all or
-none, each event under its own command id (R-DEAL-4's electronic draws included), and signs one
-checkpoint at the round's end.
+none, each event under its own command id (R-DEAL-4's electronic draws included), and signs a
+checkpoint at each round's end (one a round, however many rounds the batch holds).
 """
 
 from __future__ import annotations
@@ -130,6 +130,41 @@ def test_a_refused_command_refuses_the_whole_batch(store_factory: Factory) -> No
     assert svc.load("PG-1").round is None  # the service's own view did not move either
     results = svc.execute_batch("PG-1", a_round(svc, 1))
     assert results[-1].state.last_round == 1
+
+
+def test_a_batch_of_three_rounds_signs_a_checkpoint_at_each_rounds_end(
+    store_factory: Factory,
+) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    before = len(svc.store.checkpoints())
+
+    results = svc.execute_batch("PG-1", a_round(svc, 1) + a_round(svc, 2) + a_round(svc, 3))
+
+    assert results[-1].state.last_round == 3
+    closes = [e.position for r in results for e in r.events if e.type == "round_closed"]
+    assert len(closes) == 3
+    assert [c.position for c in svc.store.checkpoints()[before:]] == closes
+    # One transaction: the three rounds' events are consecutive in the global log.
+    positions = [e.position for r in results for e in r.events]
+    assert positions == list(range(positions[0], positions[0] + len(positions)))
+    assert svc.store.verify().ok
+
+
+def test_a_refused_command_in_a_later_round_refuses_every_round_of_the_batch(
+    store_factory: Factory,
+) -> None:
+    svc = service(store_factory())
+    svc.execute_batch("PG-1", opening(svc))
+    version, checkpoints = svc.store.stream_version("PG-1"), len(svc.store.checkpoints())
+
+    with pytest.raises(DomainError, match="a bet at this table is"):
+        svc.execute_batch("PG-1", a_round(svc, 1) + a_round(svc, 2, bet=999_999))
+
+    assert svc.store.stream_version("PG-1") == version
+    assert len(svc.store.checkpoints()) == checkpoints
+    assert svc.store.events_of_command("r1-close-round") is None
+    assert svc.load("PG-1").last_round == 0
 
 
 def test_a_retried_batch_answers_its_first_events_and_writes_nothing(
