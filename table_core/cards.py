@@ -81,12 +81,16 @@ def parse_cards(text: str | Iterable[str], count: int | Sequence[int] | None = N
     return cards
 
 
+_SEQUENCES = (list, tuple)
+_CARDS = frozenset(range(DECK_SIZE))
+
+
 def check_distinct(cards: Iterable[Card]) -> None:
     """Raise :class:`CardError` naming the first card seen twice (R-CARD-2)."""
-    if not isinstance(cards, list | tuple):
+    if not isinstance(cards, _SEQUENCES):
         cards = list(cards)
-    if cards and len(set(cards)) == len(cards) and min(cards) >= 0 and max(cards) < DECK_SIZE:
-        return  # the common case, without a Python-level loop
+    if cards and len(set(cards)) == len(cards) and _CARDS.issuperset(cards):
+        return  # the common case, without a Python-level loop (the loop decides the others)
     seen: set[Card] = set()
     for card in cards:
         if not 0 <= card < DECK_SIZE:

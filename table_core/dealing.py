@@ -71,6 +71,22 @@ def stack_for(position: int, first: int) -> int:
     return (position - first) % POSITIONS + 1
 
 
+#: Per banker place and first position, each position's ``(position, place, stack)``: R-DEAL-1
+#: and R-DEAL-3 for every deal, from ``place_at`` and ``stack_for``.
+ASSIGNMENT_ORDER: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            (position, place_at(position, banker), stack_for(position, first))
+            for position in range(1, POSITIONS + 1)
+        )
+        for first in range(POSITIONS + 1)  # index 0 unused: positions are 1..7
+    )
+    for banker in range(POSITIONS)
+)
+#: The seven stacks' slices of a deck in cut order (R-DEAL-2).
+STACK_SLICES = tuple(slice(i, i + STACK_SIZE) for i in range(0, POSITIONS * STACK_SIZE, STACK_SIZE))
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
     """The seven stacks in cut order, the four unused cards and the deck order when known."""
@@ -95,11 +111,12 @@ def deal_deck(order: Sequence[CardInput]) -> Deal:
     given = tuple(order)
     if set(map(type, given)) == _INT and _CARD_SET.issuperset(given):
         deck = cast(tuple[Card, ...], given)  # ints that are cards: what to_card answers for each
+        if len(deck) != DECK_SIZE or len(set(deck)) != DECK_SIZE:
+            check_deck(deck)  # raises, naming the fault: 53 distinct cards are the whole deck
     else:
         deck = tuple(map(to_card, given))
-    check_deck(deck)
-    stacks = tuple(deck[i : i + STACK_SIZE] for i in range(0, POSITIONS * STACK_SIZE, STACK_SIZE))
-    return Deal(deck, stacks, deck[POSITIONS * STACK_SIZE :])
+        check_deck(deck)
+    return Deal(deck, tuple(map(deck.__getitem__, STACK_SLICES)), deck[POSITIONS * STACK_SIZE :])
 
 
 def deal_hands(hands: Sequence[Sequence[CardInput]]) -> Deal:

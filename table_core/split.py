@@ -17,12 +17,12 @@ from table_core.hands import (
 )
 
 #: Sort key of each card: highest rank first (the joker before the aces), then s h d c.
-_DISPLAY_KEY = (*(-((c >> 2) + 2) * 4 + (c & 3) for c in range(52)), -15 * 4)
+DISPLAY_KEY = (*(-((c >> 2) + 2) * 4 + (c & 3) for c in range(52)), -15 * 4)
 
 
 def display_order(cards: Sequence[Card]) -> tuple[Card, ...]:
     """Cards as a dealer lays them out: highest rank first (the joker first), then s h d c."""
-    return tuple(sorted(cards, key=_DISPLAY_KEY.__getitem__))
+    return tuple(sorted(cards, key=DISPLAY_KEY.__getitem__))
 
 
 class Split(NamedTuple):

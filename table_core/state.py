@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Literal, TypeVar
+from operator import attrgetter, itemgetter
+from typing import Any, Literal
 
 from table_core.cards import FULL_DECK, Card, card_text
 from table_core.dealing import DEALER_PLACE, Deal, position_of
@@ -70,6 +71,9 @@ _card_by_text = _CARD_BY_TEXT.__getitem__
 
 def cards_of(texts: Iterable[str]) -> tuple[Card, ...]:
     """Canonical card text (as events hold it) back to cards."""
+    if type(texts) is tuple and len(texts) > 1:  # one C call (one index: the item, not a tuple)
+        cards: tuple[Card, ...] = itemgetter(*texts)(_CARD_BY_TEXT)
+        return cards
     return tuple(map(_card_by_text, texts))
 
 
@@ -81,6 +85,9 @@ class Wager:
     player_id: str | None
     amount: int
     position: int
+
+
+_BY_POSITION = attrgetter("position")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +144,7 @@ class RoundState:
         return [w.place for w in self.wagers_in_order() if w.place != DEALER_PLACE]
 
     def wagers_in_order(self) -> list[Wager]:
-        return sorted(self.wagers.values(), key=lambda w: w.position)
+        return sorted(self.wagers.values(), key=_BY_POSITION)
 
     def all_players_set(self) -> bool:
         return all(place in self.played for place in self.player_places())
@@ -220,42 +227,49 @@ assert {f.name for f in fields(RoundState) if f.default_factory is not MISSING} 
     _ROUND_MAPPINGS
 )
 _new = object.__new__
-_set = object.__setattr__
-_S = TypeVar("_S")
 
 
 class _Draft:
-    __slots__ = ("copied", "round", "table")
+    """Built by ``fold`` (no ``__init__``: one Python call less per command). A mapping still
+    the very object the state before holds is copied before its first change; any other (copied
+    or created by an event) is the draft's own."""
 
-    def __init__(self, state: TableState) -> None:
-        self.table: dict[str, Any] = state.__dict__.copy()
-        self.round: dict[str, Any] | None = None  # the round's fields once an event changes it
-        self.copied: set[str] = set()
+    __slots__ = ("round", "round_source", "source", "table")
+
+    table: dict[str, Any]
+    #: The state before: its fields (never changed).
+    source: dict[str, Any]
+    #: The round's fields once an event changes it, else ``None``.
+    round: dict[str, Any] | None
+    #: The fields of the round ``round`` was copied from (``None``: a round this draft started).
+    round_source: dict[str, Any] | None
 
     def mapping(self, name: str) -> dict[Any, Any]:
         """A table mapping (``balances``, ``seats``…) that this draft may change."""
-        if name not in self.copied:
-            self.table[name] = dict(self.table[name])
-            self.copied.add(name)
         value: dict[Any, Any] = self.table[name]
+        if value is self.source[name]:
+            value = self.table[name] = dict(value)
         return value
 
     def live(self) -> dict[str, Any]:
         """The round's fields, which this draft may change (not its mappings: ``round_mapping``)."""
-        if self.round is None:
-            r: RoundState | None = self.table["round"]
-            if r is None:
+        r = self.round
+        if r is None:
+            state: RoundState | None = self.table["round"]
+            if state is None:
                 raise DomainError("a round event arrived with no round started")
-            self.round = r.__dict__.copy()
-        return self.round
+            self.round_source = state.__dict__
+            r = self.round = self.round_source.copy()
+        return r
 
     def round_mapping(self, name: str) -> dict[Any, Any]:
-        key = "round." + name
-        r = self.live()
-        if key not in self.copied:
-            r[name] = dict(r[name])
-            self.copied.add(key)
+        r = self.round
+        if r is None:
+            r = self.live()
         value: dict[Any, Any] = r[name]
+        source = self.round_source
+        if source is not None and value is source[name]:
+            value = r[name] = dict(value)
         return value
 
     def new_round(self, **values: Any) -> None:
@@ -265,24 +279,35 @@ class _Draft:
         for name in _ROUND_MAPPINGS:
             r[name] = {}
         self.round = r
-        self.copied.update("round." + name for name in _ROUND_MAPPINGS)
+        self.round_source = None
 
     def credit(self, player_id: str, amount: int) -> None:
-        balances = self.mapping("balances")
+        balances = self.table["balances"]
+        if balances is self.source["balances"]:
+            balances = self.table["balances"] = dict(balances)
         balances[player_id] = balances.get(player_id, 0) + amount
 
-    def freeze(self) -> TableState:
-        table = self.table
-        if self.round is not None:
-            table["round"] = _frozen(RoundState, self.round)
-        return _frozen(TableState, table)
+
+# A frozen state holding a field dict (every field, in order): ``_new(cls)``, then the
+# ``__dict__`` descriptor's own setter (``object.__setattr__`` looks it up on every call).
+_set_table_fields = TableState.__dict__["__dict__"].__set__
+_set_round_fields = RoundState.__dict__["__dict__"].__set__
 
 
-def _frozen(cls: type[_S], fields: dict[str, Any]) -> _S:
-    """An instance of a frozen state dataclass holding ``fields`` (every field, in order)."""
-    state = _new(cls)
-    _set(state, "__dict__", fields)
-    return state
+#: Wagers by their four values: the same player at the same seat wagers the same amount round
+#: after round, and a frozen dataclass costs more to build than to look up (values are immutable,
+#: so wagers may be shared). Cleared when it grows past its bound.
+_WAGERS: dict[tuple[int, str | None, int, int], Wager] = {}
+
+
+def _wager(place: int, player_id: str | None, amount: int, position: int) -> Wager:
+    key = (place, player_id, amount, position)
+    wager = _WAGERS.get(key)
+    if wager is None:
+        if len(_WAGERS) >= 4096:
+            _WAGERS.clear()
+        wager = _WAGERS[key] = Wager(place, player_id, amount, position)
+    return wager
 
 
 def _place(seat: int | None) -> int:
@@ -359,10 +384,12 @@ def _bank_accepted(d: _Draft, e: BankAccepted) -> None:
 
 
 def _bet_placed(d: _Draft, e: BetPlaced) -> None:
-    place = _place(e.seat)
-    d.round_mapping("wagers")[place] = Wager(place, e.player_id, e.amount, e.position)
-    if e.player_id is not None:
-        d.credit(e.player_id, -e.amount)
+    f = e.__dict__
+    seat, player_id, amount = f["seat"], f["player_id"], f["amount"]
+    place = DEALER_PLACE if seat is None else seat
+    d.round_mapping("wagers")[place] = _wager(place, player_id, amount, f["position"])
+    if player_id is not None:
+        d.credit(player_id, -amount)
 
 
 def _side_bet_placed(d: _Draft, e: SideBetPlaced) -> None:
@@ -397,10 +424,12 @@ def _bets_closed(d: _Draft, e: BetsClosed) -> None:
 
 
 def _stacks_dealt(d: _Draft, e: StacksDealt) -> None:
+    f = e.__dict__
+    deck = f["deck"]
     deal = Deal(
-        None if e.deck is None else cards_of(e.deck),
-        tuple(cards_of(stack) for stack in e.stacks),
-        cards_of(e.unused),
+        None if deck is None else cards_of(deck),
+        tuple(map(cards_of, f["stacks"])),
+        cards_of(f["unused"]),
     )
     d.live().update(deal=deal, phase="dealt")
 
@@ -410,51 +439,78 @@ def _dice_rolled(d: _Draft, e: DiceRolled) -> None:
 
 
 def _stacks_assigned(d: _Draft, e: StacksAssigned) -> None:
-    hands = {_place(a.seat): cards_of(a.cards) for a in e.assignments if a.holder != "dead"}
+    hands = {}
+    for assignment in e.assignments:
+        a = assignment.__dict__
+        if a["holder"] != "dead":
+            seat = a["seat"]
+            hands[DEALER_PLACE if seat is None else seat] = cards_of(a["cards"])
     d.live().update(hands=hands, phase="dice_rolled")
-    d.copied.add("round.hands")
+
+
+# ``PlayedHand(back, front, forfeited)`` through its slots' own setters: a frozen dataclass's
+# ``__init__`` sets each field by ``object.__setattr__``, which looks the slot up every time.
+_set_back = PlayedHand.__dict__["back"].__set__
+_set_front = PlayedHand.__dict__["front"].__set__
+_set_forfeited = PlayedHand.__dict__["forfeited"].__set__
+
+
+def _played_hand(back: tuple[Card, ...], front: tuple[Card, ...], forfeited: bool) -> PlayedHand:
+    hand: PlayedHand = _new(PlayedHand)
+    _set_back(hand, back)
+    _set_front(hand, front)
+    _set_forfeited(hand, forfeited)
+    return hand
 
 
 def _played(d: _Draft, seat: int | None, hand: PlayedHand) -> None:
     played = d.round_mapping("played")
-    played[_place(seat)] = hand
-    r = d.live()
-    if r["phase"] == "dice_rolled" and r["wagers"].keys() - _DEALER_ONLY <= played.keys():
-        r["phase"] = "hands_set"  # every player's hand is set (the house hand is the banker's)
+    played[DEALER_PLACE if seat is None else seat] = hand
+    r = d.round  # set by round_mapping
+    assert r is not None
+    if r["phase"] == "dice_rolled":
+        # Every player's hand is set (the house hand is the banker's); counted first, as the
+        # set difference costs more and the count rules out all but the last hand.
+        wagers = r["wagers"]
+        players = len(wagers) - (DEALER_PLACE in wagers)
+        if len(played) >= players and wagers.keys() - _DEALER_ONLY <= played.keys():
+            r["phase"] = "hands_set"
 
 
 def _hand_set(d: _Draft, e: HandSet) -> None:
-    _played(d, e.seat, PlayedHand(cards_of(e.back), cards_of(e.front)))
+    f = e.__dict__
+    _played(d, f["seat"], _played_hand(cards_of(f["back"]), cards_of(f["front"]), False))
 
 
 def _foul_reset(d: _Draft, e: FoulReset) -> None:
-    _played(d, e.seat, PlayedHand(cards_of(e.back), cards_of(e.front)))
+    _played(d, e.seat, _played_hand(cards_of(e.back), cards_of(e.front), False))
 
 
 def _hand_forfeited(d: _Draft, e: HandForfeited) -> None:
-    _played(d, e.seat, PlayedHand(cards_of(e.back), cards_of(e.front), forfeited=True))
+    _played(d, e.seat, _played_hand(cards_of(e.back), cards_of(e.front), True))
 
 
 def _banker_hand_set(d: _Draft, e: BankerHandSet) -> None:
-    hand = PlayedHand(cards_of(e.back), cards_of(e.front))
+    hand = _played_hand(cards_of(e.back), cards_of(e.front), False)
     d.live().update(banker_hand=hand, phase="banker_hand_set")
 
 
 def _round_settled(d: _Draft, e: RoundSettled) -> None:
-    house = e.banker.house_share
-    for result in e.results:
-        if result.player_id is None:  # the house hand against a player-banker
-            house += result.net
+    banker = e.banker.__dict__
+    results = [result.__dict__ for result in e.results]
+    house = banker["house_share"]
+    for result in results:
+        if result["player_id"] is None:  # the house hand against a player-banker
+            house += result["net"]
         else:
-            d.credit(result.player_id, result.wager + result.net)
+            d.credit(result["player_id"], result["wager"] + result["net"])
     d.table["house_result"] += house
-    if e.banker.player_id is not None:
-        d.credit(e.banker.player_id, e.banker.net)
+    if banker["player_id"] is not None:
+        d.credit(banker["player_id"], banker["net"])
         d.table["last_bank_was_player"] = True
     else:  # R-BANK-1 eligibility looks at the last dealer-banked round's wagers
-        wagers = {r.player_id: r.wager for r in e.results if r.player_id is not None}
+        wagers = {r["player_id"]: r["wager"] for r in results if r["player_id"] is not None}
         d.table.update(last_bank_was_player=False, last_dealer_wagers=wagers)
-        d.copied.add("last_dealer_wagers")
     d.live()["phase"] = "settled"
 
 
@@ -492,7 +548,6 @@ def _round_voided(d: _Draft, e: RoundVoided) -> None:
         if returned.player_id is not None:
             d.credit(returned.player_id, returned.amount)
     d.live().update(phase="voided", wagers={}, side_bets={})
-    d.copied.update(("round.wagers", "round.side_bets"))
 
 
 def _round_closed(d: _Draft, e: RoundClosed) -> None:
@@ -538,11 +593,19 @@ def evolve(state: TableState, event: Event) -> TableState:
 
 def fold(events: Iterable[Event], state: TableState | None = None) -> TableState:
     """The state after ``events``, from scratch or from ``state``."""
-    draft = _Draft(TableState() if state is None else state)
+    draft = _new(_Draft)
+    draft.source = source = (TableState() if state is None else state).__dict__
+    draft.table = table = source.copy()
+    draft.round = draft.round_source = None
     handlers = _HANDLERS
     count = 0
     for event in events:
         handlers[type(event)](draft, event)
         count += 1
-    draft.table["version"] += count
-    return draft.freeze()
+    table["version"] += count
+    if draft.round is not None:
+        table["round"] = new_round = _new(RoundState)
+        _set_round_fields(new_round, draft.round)
+    new = _new(TableState)
+    _set_table_fields(new, table)
+    return new

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -30,18 +31,18 @@ from table_core.banking import (
 from table_core.cards import FULL_DECK, Card, card_text
 from table_core.commands import Command
 from table_core.dealing import (
+    ASSIGNMENT_ORDER,
     DEALER_PLACE,
     POSITIONS,
     SEATS,
     STACK_SIZE,
+    STACK_SLICES,
     Deal,
     check_dice,
     deal_deck,
     deal_hands,
     first_position,
-    place_at,
     position_of,
-    stack_for,
     to_card,
 )
 from table_core.errors import CardError, ConfigurationError, DomainError
@@ -86,6 +87,7 @@ from table_core.events import (
 from table_core.hands import five_card_strength, tables_for, two_card_strength
 from table_core.house_ways import get_house_way, set_hand
 from table_core.rules import SUPPORTED_VARIANTS, CommissionRules, TableRules
+from table_core.settlement import MainWagerSettlement, settlement_index, settlement_table
 from table_core.side_bets import (
     NOTHING,
     EnvyHand,
@@ -162,6 +164,29 @@ _TEXT = tuple(card_text(x) for x in FULL_DECK)
 _SOURCES = ("electronic", "live")
 _M = TypeVar("_M", bound=BaseModel)
 
+# The trusted constructors (events.trusted) of what decide builds, bound once.
+_new_bank_declined = trusted(BankDeclined)
+_new_bank_offered = trusted(BankOffered)
+_new_banker_hand_set = trusted(BankerHandSet)
+_new_banker_result = trusted(BankerResult)
+_new_bet_placed = trusted(BetPlaced)
+_new_bets_closed = trusted(BetsClosed)
+_new_commission_taken = trusted(CommissionTaken)
+_new_dice_rolled = trusted(DiceRolled)
+_new_envy_paid = trusted(EnvyPaid)
+_new_foul_reset = trusted(FoulReset)
+_new_hand_forfeited = trusted(HandForfeited)
+_new_hand_set = trusted(HandSet)
+_new_meter_changed = trusted(MeterChanged)
+_new_round_closed = trusted(RoundClosed)
+_new_round_settled = trusted(RoundSettled)
+_new_round_started = trusted(RoundStarted)
+_new_seat_result = trusted(SeatResult)
+_new_side_bet_settled = trusted(SideBetSettled)
+_new_stack_assignment = trusted(StackAssignment)
+_new_stacks_assigned = trusted(StacksAssigned)
+_new_wager_returned = trusted(WagerReturned)
+
 
 def _trusted_if(ok: bool, cls: type[_M]) -> Callable[..., _M]:
     """Events are built with ``trusted`` (events.py) from what decide computed; one that carries a
@@ -170,8 +195,14 @@ def _trusted_if(ok: bool, cls: type[_M]) -> Callable[..., _M]:
     return trusted(cls) if ok else cls
 
 
+_text_of = _TEXT.__getitem__
+
+
 def _text(cards: Sequence[Card]) -> tuple[str, ...]:
-    return tuple(map(_TEXT.__getitem__, cards))
+    if len(cards) > 1:  # one C call (an itemgetter of one index answers the item, not a tuple)
+        text: tuple[str, ...] = itemgetter(*cards)(_TEXT)
+        return text
+    return tuple(map(_text_of, cards))
 
 
 def _require(actor: Actor, roles: frozenset[str], action: str) -> None:
@@ -192,19 +223,19 @@ def _opened(s: TableState, action: str) -> TableRules:
     return s.rules
 
 
-def _live_round(s: TableState, action: str, *phases: str) -> RoundState:
-    """The round, which must be in one of ``phases``."""
-    _opened(s, action)
-    if s.round is None or s.round.phase not in phases:
+def _live_round(s: TableState, action: str, phase: str, other_phase: str = "") -> RoundState:
+    """The round, which must be in ``phase`` (or ``other_phase``)."""
+    r = s.round
+    if s.rules is None or r is None or (r.phase != phase and r.phase != other_phase):
         raise WrongState(action, s.phase)
-    return s.round
+    return r
 
 
 def _seat(s: TableState, player_id: str) -> int:
-    seat = s.seat_of(player_id)
-    if seat is None:
-        raise DomainError(f"player {player_id} is not seated at table {s.table_id}")
-    return seat
+    for seat, seated in s.seats.items():  # s.seat_of(player_id), one call less
+        if seated == player_id:
+            return seat
+    raise DomainError(f"player {player_id} is not seated at table {s.table_id}")
 
 
 def _env(s: TableState, cmd: Command) -> dict[str, Any]:
@@ -420,7 +451,7 @@ def _offers(
         player = s.seats.get(seat)
         if player is None:
             events.append(
-                trusted(BankOffered)(
+                _new_bank_offered(
                     **env, seat=seat, player_id=None, eligible=False, reason=SEAT_EMPTY
                 )
             )
@@ -429,7 +460,7 @@ def _offers(
         balance = s.balances.get(player, 0)
         verdict = bank_eligibility(player, balance, others, s.last_dealer_wagers, rules)
         events.append(
-            trusted(BankOffered)(
+            _new_bank_offered(
                 **env,
                 seat=seat,
                 player_id=player,
@@ -454,8 +485,17 @@ def _start_round(s: TableState, cmd: c.StartRound) -> list[Event]:
     dealer_turn = rules.dealer_between and s.last_bank_was_player  # R-BANK-1 dealer_between
     if rules.banking == "rotating" and not dealer_turn:
         order = bank_order(s.seats, s.bank_pointer)
+    started = _new_round_started(
+        table_id=s.table_id,
+        actor=cmd.actor,
+        at=cmd.at,
+        round=number,
+        rules_version=rules.version,
+        bank_order=order,
+    )
+    if not order:
+        return [started]
     env = {"table_id": s.table_id, "actor": cmd.actor, "at": cmd.at, "round": number}
-    started = trusted(RoundStarted)(**env, rules_version=rules.version, bank_order=order)
     return [started, *_offers(s, env, rules, order)]
 
 
@@ -487,7 +527,7 @@ def _accept_bank(s: TableState, cmd: c.AcceptBank) -> list[Event]:
 def _decline_bank(s: TableState, cmd: c.DeclineBank) -> list[Event]:
     r = _offered(s, cmd, "decline the bank")
     env = _env(s, cmd)
-    declined = trusted(BankDeclined)(**env, seat=_seat(s, cmd.player_id), player_id=cmd.player_id)
+    declined = _new_bank_declined(**env, seat=_seat(s, cmd.player_id), player_id=cmd.player_id)
     return [declined, *_offers(s, env, r.rules, r.bank_order[r.offers_made :])]
 
 
@@ -496,26 +536,36 @@ def _decline_bank(s: TableState, cmd: c.DeclineBank) -> list[Event]:
 
 def _place_bet(s: TableState, cmd: c.PlaceBet) -> list[Event]:
     r = _live_round(s, "place a bet", "open_for_bets")
-    _require_player(cmd.actor, cmd.player_id, "place a bet")
-    seat = _seat(s, cmd.player_id)
+    player_id, amount, actor = cmd.player_id, cmd.amount, cmd.actor
+    if actor.role != "player" or actor.id != player_id:  # else the player acts: allowed
+        _require_player(actor, player_id, "place a bet")
+    seat = _seat(s, player_id)
     if seat == r.banker_place:
-        raise DomainError(f"player {cmd.player_id} banks this round and does not wager")
+        raise DomainError(f"player {player_id} banks this round and does not wager")
     if seat in r.wagers:
         raise DomainError(f"seat {seat} already has a main wager of {r.wagers[seat].amount}")
-    limits = r.rules.limits
-    if not limits.min_bet <= cmd.amount <= limits.max_bet:
+    rules = r.rules
+    limits = rules.limits
+    if not limits.min_bet <= amount <= limits.max_bet:
         raise DomainError(
-            f"a bet at this table is {limits.min_bet}..{limits.max_bet}, got {cmd.amount}"
+            f"a bet at this table is {limits.min_bet}..{limits.max_bet}, got {amount}"
         )
-    fee = _fee_held(r.rules)  # due whatever the result
-    balance = s.balances.get(cmd.player_id, 0)
-    if cmd.amount + fee > balance:
+    fee = _fee_held(rules)  # due whatever the result
+    balance = s.balances.get(player_id, 0)
+    if amount + fee > balance:
         extra = f" plus the {fee} fee" if fee else ""
-        raise DomainError(f"player {cmd.player_id} has {balance}, short of {cmd.amount}{extra}")
-    position = position_of(seat, r.banker_place)
+        raise DomainError(f"player {player_id} has {balance}, short of {amount}{extra}")
+    new = _new_bet_placed if type(amount) is int else BetPlaced  # see _trusted_if
     return [
-        _trusted_if(type(cmd.amount) is int, BetPlaced)(
-            **_env(s, cmd), seat=seat, player_id=cmd.player_id, position=position, amount=cmd.amount
+        new(
+            table_id=s.table_id,
+            actor=actor,
+            at=cmd.at,
+            round=r.number,
+            seat=seat,
+            player_id=player_id,
+            position=position_of(seat, r.banker_place),
+            amount=amount,
         )
     ]
 
@@ -575,7 +625,7 @@ def _contributions(s: TableState, r: RoundState, env: dict[str, Any]) -> list[Ev
         if bet.bet == PROGRESSIVE and share:
             meter += share
             events.append(
-                trusted(MeterChanged)(
+                _new_meter_changed(
                     **env,
                     reason="contribution",
                     amount=share,
@@ -603,7 +653,7 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
                 DEALER_PLACE, None, house_amount, position_of(DEALER_PLACE, r.banker_place)
             )
             events.append(
-                trusted(BetPlaced)(
+                _new_bet_placed(
                     **env, seat=None, player_id=None, position=house.position, amount=house_amount
                 )
             )
@@ -615,14 +665,14 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
         for w in returned:
             seat = None if w.place == DEALER_PLACE else w.place
             events.append(
-                trusted(WagerReturned)(
+                _new_wager_returned(
                     **env, seat=seat, player_id=w.player_id, position=w.position, amount=w.amount
                 )
             )
             # The seat's hand is dead now: its side bets have nothing to resolve on.
             for bet in r.side_bets.get(w.place, ()):
                 events.append(
-                    trusted(WagerReturned)(
+                    _new_wager_returned(
                         **env,
                         seat=seat,
                         player_id=bet.player_id,
@@ -637,8 +687,11 @@ def _close_bets(s: TableState, cmd: c.CloseBets) -> list[Event]:
         side_bets = {seat: bets for seat, bets in r.side_bets.items() if seat not in gone}
         kept = replace(r, side_bets=side_bets)
     events.append(
-        trusted(BetsClosed)(
-            **env,
+        _new_bets_closed(
+            table_id=s.table_id,
+            actor=cmd.actor,
+            at=cmd.at,
+            round=r.number,
             banker_seat=r.banker_place if r.player_banked else None,
             banker_player_id=r.banker_player,
             co_bank=r.co_bank,
@@ -660,23 +713,31 @@ def _deal(s: TableState, cmd: c.DealCards) -> list[Event]:
     _require(cmd.actor, _DEALER_ROLES, "deal")
     if (cmd.deck is None) == (cmd.hands is None):
         raise DomainError("report either the deck order or the seven hands", rule="R-DEAL-2")
-    env = _env(s, cmd)
     try:
         deal: Deal = deal_deck(cmd.deck) if cmd.deck is not None else deal_hands(cmd.hands or ())
     except CardError as error:  # a misdeal voids the round: every wager is returned
-        return _void(s, r, env, f"misdeal: {error.message}", _misdeal(cmd))
+        return _void(s, r, _env(s, cmd), f"misdeal: {error.message}", _misdeal(cmd))
     if deal.deck is None:
         deck = None
         stacks = tuple(_text(stack) for stack in deal.stacks)
         unused = _text(deal.unused)
     else:  # the stacks and the unused cards are cut from the deck (deal_deck): cut its text
         deck = _text(deal.deck)
-        stacks = tuple(
-            deck[i : i + STACK_SIZE] for i in range(0, POSITIONS * STACK_SIZE, STACK_SIZE)
-        )
+        stacks = tuple(map(deck.__getitem__, STACK_SLICES))
         unused = deck[POSITIONS * STACK_SIZE :]
     dealt = _trusted_if(type(cmd.source) is str and cmd.source in _SOURCES, StacksDealt)
-    return [dealt(**env, source=cmd.source, deck=deck, stacks=stacks, unused=unused)]
+    return [
+        dealt(
+            table_id=s.table_id,
+            actor=cmd.actor,
+            at=cmd.at,
+            round=r.number,
+            source=cmd.source,
+            deck=deck,
+            stacks=stacks,
+            unused=unused,
+        )
+    ]
 
 
 def _misdeal(cmd: c.DealCards) -> dict[str, Any]:
@@ -731,31 +792,40 @@ def _roll_dice(s: TableState, cmd: c.RollDice) -> list[Event]:
     total = sum(faces)
     first = first_position(total)
     assert r.deal is not None  # the dealt phase holds the deal
-    env = _env(s, cmd)
+    table_id, actor, at, number = s.table_id, cmd.actor, cmd.at, r.number
+    stacks, banker, wagers = r.deal.stacks, r.banker_place, r.wagers
     assignments = []
-    for position in range(1, POSITIONS + 1):
-        place = place_at(position, r.banker_place)
-        stack = stack_for(position, first)
-        if place == r.banker_place:
+    for position, place, stack in ASSIGNMENT_ORDER[banker][first]:
+        if place == banker:
             holder, player = "banker", r.banker_player
-        elif place in r.wagers:
+        elif place in wagers:
             holder = "house" if place == DEALER_PLACE else "player"
-            player = r.wagers[place].player_id
+            player = wagers[place].player_id
         else:  # an empty seat, a player without a wager, or a wager returned: a dead stack
             holder, player = "dead", None
         assignments.append(
-            trusted(StackAssignment)(
+            _new_stack_assignment(
                 position=position,
                 stack=stack,
                 seat=None if place == DEALER_PLACE else place,
                 player_id=player,
                 holder=holder,
-                cards=_text(r.deal.stacks[stack - 1]),
+                cards=_text(stacks[stack - 1]),
             )
         )
     return [
-        trusted(DiceRolled)(**env, faces=faces, total=total, first_position=first),
-        trusted(StacksAssigned)(**env, assignments=tuple(assignments)),
+        _new_dice_rolled(
+            table_id=table_id,
+            actor=actor,
+            at=at,
+            round=number,
+            faces=faces,
+            total=total,
+            first_position=first,
+        ),
+        _new_stacks_assigned(
+            table_id=table_id, actor=actor, at=at, round=number, assignments=tuple(assignments)
+        ),
     ]
 
 
@@ -768,21 +838,28 @@ def _cards(values: Sequence[c.CardInput]) -> list[Card]:
 
 def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
     r = _live_round(s, "set a hand", "dice_rolled")
-    _require_player(cmd.actor, cmd.player_id, "set a hand")
+    actor = cmd.actor
+    if actor.role != "player" or actor.id != cmd.player_id:  # else the player acts: allowed
+        _require_player(actor, cmd.player_id, "set a hand")
     seat = _seat(s, cmd.player_id)
-    if seat not in r.player_places():
+    wager = r.wagers.get(seat)
+    if wager is None or seat == DEALER_PLACE:  # r.player_places(), without sorting them
         raise DomainError(f"player {cmd.player_id} has no hand in action this round")
     if seat in r.played:
         raise DomainError(f"seat {seat}'s hand is already set")
     seven = r.hands[seat]
     rules = r.rules.hand
     tables = tables_for(rules.wheel_rank)
-    env = _env(s, cmd) | {"seat": seat, "position": r.wagers[seat].position}
     if cmd.back is None and cmd.front is None:
         way = set_hand(seven, rules.house_way, tables)
         return [
-            trusted(HandSet)(
-                **env,
+            _new_hand_set(
+                table_id=s.table_id,
+                actor=cmd.actor,
+                at=cmd.at,
+                round=r.number,
+                seat=seat,
+                position=wager.position,
                 back=_text(way.back),
                 front=_text(way.front),
                 by="house_way",
@@ -790,13 +867,21 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
                 rule=way.rule,
             )
         ]
+    env = {
+        "table_id": s.table_id,
+        "actor": cmd.actor,
+        "at": cmd.at,
+        "round": r.number,
+        "seat": seat,
+        "position": wager.position,
+    }
     if cmd.back is None or cmd.front is None:
         raise DomainError("give both the back and the front, or neither for the House Way")
     split = make_split(_cards(cmd.back), _cards(cmd.front))
     check_same_cards(split, seven)
     if value_split(split, tables).legal:
         return [
-            trusted(HandSet)(
+            _new_hand_set(
                 **env,
                 back=_text(split.back),
                 front=_text(split.front),
@@ -805,11 +890,11 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
             )
         ]
     if rules.foul_policy == "forfeit":  # R-SET-2: the main wager loses
-        return [trusted(HandForfeited)(**env, back=_text(split.back), front=_text(split.front))]
+        return [_new_hand_forfeited(**env, back=_text(split.back), front=_text(split.front))]
     way = set_hand(seven, rules.house_way, tables)  # R-SET-2 reset
     assert way.rule is not None
     return [
-        trusted(FoulReset)(
+        _new_foul_reset(
             **env,
             player_back=_text(split.back),
             player_front=_text(split.front),
@@ -825,7 +910,7 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
     _require(cmd.actor, _DEALER_ROLES, "set the banker's hand")
     house_way = r.rules.hand.house_way
     tables = tables_for(r.rules.hand.wheel_rank)
-    env = _env(s, cmd)
+    table_id, actor, at, number = s.table_id, cmd.actor, cmd.at, r.number
     events: list[Event] = []
     for wager in r.wagers_in_order():
         place = wager.place
@@ -833,8 +918,11 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
             continue
         way = set_hand(r.hands[place], house_way, tables)
         events.append(
-            trusted(HandSet)(
-                **env,
+            _new_hand_set(
+                table_id=table_id,
+                actor=actor,
+                at=at,
+                round=number,
                 seat=None if place == DEALER_PLACE else place,
                 position=wager.position,
                 back=_text(way.back),
@@ -847,8 +935,11 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
     way = set_hand(r.hands[r.banker_place], house_way, tables)
     assert way.rule is not None
     events.append(
-        trusted(BankerHandSet)(
-            **env,
+        _new_banker_hand_set(
+            table_id=table_id,
+            actor=actor,
+            at=at,
+            round=number,
             seat=r.banker_place if r.player_banked else None,
             player_id=r.banker_player,
             back=_text(way.back),
@@ -870,11 +961,31 @@ def _settle(s: TableState, cmd: c.Settle) -> list[Event]:
     _require(cmd.actor, _DEALER_ROLES, "settle")
     env = _env(s, cmd)
     main = _settle_main_wagers(r, env)
+    offered = r.rules.side_bets
+    if not r.side_bets and (offered.envy is None or "fortune" not in offered.offered):
+        return main  # what the two below answer: no side bet to settle, no Envy to pay
     return [*main, *_settle_side_bets(s, r, env), *_envy(r, env)]
+
+
+#: ``settlement_table(amount, rules)`` by amount and rules object (a table's rules are one object
+#: round after round), each kept with its rules so that their id is not reused; bounded.
+_SETTLEMENTS: dict[tuple[int, int], tuple[CommissionRules, tuple[MainWagerSettlement, ...]]] = {}
+
+
+def _settlements(amount: int, rules: CommissionRules) -> tuple[MainWagerSettlement, ...]:
+    """The nine ways a wager of ``amount`` settles in the commission game, as
+    ``settle_main_wager`` settles them, in ``settlement_index`` order."""
+    found = _SETTLEMENTS.get((amount, id(rules)))
+    if found is None or found[0] is not rules:
+        if len(_SETTLEMENTS) >= 1024:
+            _SETTLEMENTS.clear()
+        found = _SETTLEMENTS[(amount, id(rules))] = (rules, settlement_table(amount, rules))
+    return found[1]
 
 
 def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
     assert r.banker_hand is not None
+    table_id, actor, at, number = env["table_id"], env["actor"], env["at"], env["round"]
     tables = tables_for(r.rules.hand.wheel_rank)
     variant = r.rules.variant
     # ez and commission_free charge none, the player-banker's R-BANK-4 commission included.
@@ -890,20 +1001,28 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
     for wager in r.wagers_in_order():
         hand = r.played[wager.place]
         house_hand = wager.place == DEALER_PLACE
-        settled = settle_main_wager_variant(
-            five_card_strength(hand.back, tables),
-            two_card_strength(hand.front),
-            banker_back,
-            banker_front,
-            wager.amount,
-            _HOUSE_HAND_COMMISSION if house_hand else commission_rules,
-            variant=variant,
-            override=override,
-            forfeited=hand.forfeited,
-        )
+        back = five_card_strength(hand.back, tables)
+        front = two_card_strength(hand.front)
+        rules = _HOUSE_HAND_COMMISSION if house_hand else commission_rules
+        if variant == "commission" and not hand.forfeited:  # no override in this game
+            settled = _settlements(wager.amount, rules)[
+                settlement_index(back, front, banker_back, banker_front)
+            ]
+        else:
+            settled = settle_main_wager_variant(
+                back,
+                front,
+                banker_back,
+                banker_front,
+                wager.amount,
+                rules,
+                variant=variant,
+                override=override,
+                forfeited=hand.forfeited,
+            )
         payout = settled.net + settled.commission
         results.append(
-            trusted(SeatResult)(
+            _new_seat_result(
                 seat=None if house_hand else wager.place,
                 player_id=wager.player_id,
                 position=wager.position,
@@ -919,8 +1038,11 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
         )
         if settled.commission and wager.player_id is not None:
             commissions.append(
-                trusted(CommissionTaken)(
-                    **env,
+                _new_commission_taken(
+                    table_id=table_id,
+                    actor=actor,
+                    at=at,
+                    round=number,
                     seat=wager.place,
                     player_id=wager.player_id,
                     payer="player",
@@ -934,7 +1056,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
     if r.player_banked:
         house_share, player_share = co_bank_shares(bank_result) if r.co_bank else (0, bank_result)
         fee = banker_commission(player_share, commission_rules)  # R-BANK-4
-        banker = trusted(BankerResult)(
+        banker = _new_banker_result(
             seat=r.banker_place,
             player_id=r.banker_player,
             result=bank_result,
@@ -946,7 +1068,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
         )
         if fee:
             commissions.append(
-                trusted(CommissionTaken)(
+                _new_commission_taken(
                     **env,
                     seat=r.banker_place,
                     player_id=r.banker_player or "",
@@ -958,7 +1080,7 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
                 )
             )
     else:
-        banker = trusted(BankerResult)(
+        banker = _new_banker_result(
             seat=None,
             player_id=None,
             result=bank_result,
@@ -967,8 +1089,11 @@ def _settle_main_wagers(r: RoundState, env: dict[str, Any]) -> list[Event]:
             commission=0,
             net=0,
         )
-    settled_event = trusted(RoundSettled)(
-        **env,
+    settled_event = _new_round_settled(
+        table_id=table_id,
+        actor=actor,
+        at=at,
+        round=number,
         results=tuple(results),
         banker=banker,
         variant=variant,
@@ -991,7 +1116,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
             settled = settle_side_bet(rules.pay_table(bet.bet), seven, bet.amount)
             won = settled.pays > 0
             events.append(
-                trusted(SideBetSettled)(
+                _new_side_bet_settled(
                     **env,
                     **who,
                     line=settled.line if won else None,
@@ -1004,7 +1129,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
         assert rules.progressive is not None  # placed only where offered with its table
         hit = progressive_payout(rules.progressive, seven, meter)
         events.append(
-            trusted(SideBetSettled)(
+            _new_side_bet_settled(
                 **env,
                 **who,
                 line=None if hit.line == NOTHING else hit.line,
@@ -1017,7 +1142,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
         meter -= hit.from_meter
         if hit.from_meter:
             events.append(
-                trusted(MeterChanged)(
+                _new_meter_changed(
                     **env,
                     reason="hit",
                     amount=-hit.from_meter,
@@ -1029,7 +1154,7 @@ def _settle_side_bets(s: TableState, r: RoundState, env: dict[str, Any]) -> list
             )
         if hit.meter_after != meter:  # below the reset value: the house re-seeds it
             events.append(
-                trusted(MeterChanged)(
+                _new_meter_changed(
                     **env, reason="reset", amount=hit.meter_after - meter, meter=hit.meter_after
                 )
             )
@@ -1057,7 +1182,7 @@ def _envy(r: RoundState, env: dict[str, Any]) -> list[Event]:
         for place in places
     ]
     return [
-        trusted(EnvyPaid)(
+        _new_envy_paid(
             **env,
             seat=paid.seat,
             player_id=fortune[paid.seat].player_id,
@@ -1071,9 +1196,9 @@ def _envy(r: RoundState, env: dict[str, Any]) -> list[Event]:
 
 
 def _close_round(s: TableState, cmd: c.CloseRound) -> list[Event]:
-    _live_round(s, "close the round", "settled")
+    r = _live_round(s, "close the round", "settled")
     _require(cmd.actor, _DEALER_ROLES, "close the round")
-    return [trusted(RoundClosed)(**_env(s, cmd))]
+    return [_new_round_closed(table_id=s.table_id, actor=cmd.actor, at=cmd.at, round=r.number)]
 
 
 def _void_round(s: TableState, cmd: c.VoidRound) -> list[Event]:

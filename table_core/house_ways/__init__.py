@@ -15,14 +15,15 @@ from importlib import import_module
 
 from table_core.cards import Card, card_text, check_distinct
 from table_core.errors import CardError, ConfigurationError, DomainError
-from table_core.hands import FiveCardTables, tables_for
+from table_core.hands import FiveCardTables, is_legal_split, tables_for
 from table_core.house_ways.memo import SetCards, memoised
 from table_core.house_ways.shape import Candidate, Shape, analyse
-from table_core.split import Split, display_order
+from table_core.split import DISPLAY_KEY, Split, display_order
 
 Decide = Callable[[Shape], tuple[Candidate, str]]
 
 BUILT_IN = ("fr", "es", "trump_plaza", "foxwoods")
+_new_split = tuple.__new__  # Split(...) without the named tuple's Python-level __new__
 
 
 @dataclass(frozen=True)
@@ -75,16 +76,30 @@ def get_house_way(name: str) -> HouseWay:
     return REGISTRY[name]
 
 
+#: Per House Way name, the way, the tables and the setter ``set_hand`` last used (a table sets
+#: seven hands a round with the same three).
+_SETTERS: dict[str, tuple[HouseWay, FiveCardTables | None, SetCards]] = {}
+
+
 def set_hand(cards: Sequence[Card], house_way: str, tables: FiveCardTables | None = None) -> Split:
     """Set seven cards by ``house_way``: the split and the id of the clause that decided it."""
     if len(cards) != 7:
         raise CardError(f"a House Way sets 7 cards, got {len(cards)}")
     check_distinct(cards)
     way = REGISTRY.get(house_way) or get_house_way(house_way)
-    chosen, clause = way.setter(tables)(cards)
+    last = _SETTERS.get(house_way)
+    if last is not None and last[0] is way and last[1] is tables:
+        setter = last[2]
+    else:
+        setter = way.setter(tables)
+        _SETTERS[house_way] = (way, tables, setter)
+    chosen, clause = setter(cards)
     if clause not in way.clauses:
         raise DomainError(f"House Way {house_way} answered an undocumented clause {clause!r}")
-    if not chosen.legal:  # R-HW-5: a House Way never fouls; a bug here must not reach a table
+    if not is_legal_split(chosen.back_strength, chosen.front_strength):  # chosen.legal
+        # R-HW-5: a House Way never fouls; a bug here must not reach a table
         shown = " ".join(card_text(c) for c in cards)
         raise DomainError(f"House Way {house_way} fouled {shown} by {clause}", rule="R-HW-5")
-    return Split(display_order(chosen.back), display_order(chosen.front), clause)
+    a, b = chosen.front  # display_order of two cards, without sorting
+    front = (a, b) if DISPLAY_KEY[a] <= DISPLAY_KEY[b] else (b, a)
+    return _new_split(Split, (display_order(chosen.back), front, clause))

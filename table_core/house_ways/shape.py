@@ -77,6 +77,9 @@ class Candidate(NamedTuple):
         )
 
 
+_new_candidate = tuple.__new__  # Candidate(...) without the named tuple's Python-level __new__
+
+
 @dataclass(slots=True)
 class Shape:
     """Seven cards analysed for the House Way (R-HW-2).
@@ -137,9 +140,9 @@ class Shape:
         cards = self.cards
         i, j = cards.index(a), cards.index(b)
         back = _BACK_OF[i][j](cards)
-        return Candidate(
-            (a, b), back, two_card_strength((a, b)), five_card_strength(back, self.tables)
-        )
+        front = (a, b)
+        strengths = (two_card_strength(front), five_card_strength(back, self.tables))
+        return _new_candidate(Candidate, (front, back, *strengths))
 
     def splits(self) -> list[Candidate]:
         """All 21 splits (computed once)."""
@@ -150,8 +153,9 @@ class Shape:
                 back = back_of(cards)
                 front = (cards[i], cards[j])
                 out.append(
-                    Candidate(
-                        front, back, two_card_strength(front), five_card_strength(back, tables)
+                    _new_candidate(
+                        Candidate,
+                        (front, back, two_card_strength(front), five_card_strength(back, tables)),
                     )
                 )
             self._splits = out
@@ -231,6 +235,7 @@ _SUIT_COUNT = (*(1 << 4 * (c & 3) for c in range(52)), 0x1111)
 _RANK_BIT = (*(1 << (c >> 2) for c in range(52)), 1 << 13)
 #: _STRAIGHT_WINDOW plus one when bit 13 (the joker) is set: a straight can be formed at 5.
 _STRAIGHT_WITH_JOKER = _STRAIGHT_WINDOW + bytes(n + 1 for n in _STRAIGHT_WINDOW)
+_ORDER_KEY = _ORDER.__getitem__
 
 
 def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
@@ -248,31 +253,37 @@ def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
 
 def analyse(cards: Sequence[Card], tables: FiveCardTables | None = None) -> Shape:
     """Group seven cards by rank, the joker as an ace (R-HW-2)."""
-    ordered = tuple(sorted(cards, key=_ORDER.__getitem__))
+    ordered = tuple(sorted(cards, key=_ORDER_KEY))
     groups: dict[int, list[Card]] = {}
-    suits = mask = 0
+    group: list[Card] = []
+    suits = mask = last = 0
     for c in ordered:  # ranks high to low; in a rank s h d c, the joker after the real aces
         rank = _RANK[c]
-        if rank in groups:
-            groups[rank].append(c)
+        if rank == last:  # the cards of a rank are next to each other
+            group.append(c)
         else:
-            groups[rank] = [c]
+            group = groups[rank] = [c]
+            last = rank
         suits += _SUIT_COUNT[c]
         mask |= _RANK_BIT[c]
     by_size: list[list[int]] = [[], [], [], [], [], []]
     for rank, group in groups.items():
         by_size[len(group)].append(rank)
+    # Shape(cards, tables, groups, fives, quads, trips, pairs, singles, _splits,
+    # _straight_or_flush, _holds_sf), positionally: _holds_sf is _holds_straight_or_flush, from the
+    # same pass over the cards.
     return Shape(
-        cards=ordered,
-        tables=tables or _DEFAULT_TABLES,
-        groups=groups,
-        fives=tuple(by_size[5]),
-        quads=tuple(by_size[4]),
-        trips=tuple(by_size[3]),
-        pairs=tuple(by_size[2]),
-        singles=tuple(by_size[1]),
-        # _holds_straight_or_flush, from the same pass over the cards.
-        _holds_sf=bool((suits + 0x3333) & 0x8888) or _STRAIGHT_WITH_JOKER[mask] >= 5,
+        ordered,
+        tables or _DEFAULT_TABLES,
+        groups,
+        tuple(by_size[5]),
+        tuple(by_size[4]),
+        tuple(by_size[3]),
+        tuple(by_size[2]),
+        tuple(by_size[1]),
+        None,
+        None,
+        bool((suits + 0x3333) & 0x8888) or _STRAIGHT_WITH_JOKER[mask] >= 5,
     )
 
 

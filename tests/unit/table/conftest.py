@@ -3,7 +3,8 @@
 ``decide`` builds its events with ``table_core.events.trusted`` (no validation, see
 docs/events.md, "Decisions"). This fixture wraps ``decide`` wherever the table tests call it
 (scripted rounds, random sessions, refusals) so that a trusted event that validation would build
-differently, or refuse, fails the test that emitted it.
+differently, or refuse, or whose ``event_to_dict`` differs from pydantic's own JSON-mode dump,
+fails the test that emitted it.
 """
 
 from __future__ import annotations
@@ -27,14 +28,30 @@ CALLERS = (
 checked: list[int] = [0]
 
 
+def same_json(ours: Any, pydantic: Any) -> bool:
+    """Equal, and of the same types and key order all the way down (``1 == True``, and a dict's
+    order shows in its JSON text)."""
+    if type(ours) is not type(pydantic):
+        return False
+    if isinstance(ours, dict):
+        return list(ours) == list(pydantic) and all(
+            same_json(ours[key], pydantic[key]) for key in ours
+        )
+    if isinstance(ours, list):
+        return len(ours) == len(pydantic) and all(map(same_json, ours, pydantic))
+    return bool(ours == pydantic)
+
+
 def check_trusted(event: Event) -> None:
-    """The event equals what validating its own dump gives, field for field and type for type."""
+    """The event equals what validating its own dump gives, field for field and type for type,
+    and ``event_to_dict`` (generated per class) writes exactly pydantic's JSON-mode dump."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a value of the wrong type warns when dumped
         again = type(event).model_validate(event.model_dump())
         assert again == event, (event, again)
         assert repr(again) == repr(event)
-        assert event_to_dict(again) == event_to_dict(event)
+        assert same_json(event_to_dict(event), event.model_dump(mode="json")), event
+        assert same_json(event_to_dict(again), again.model_dump(mode="json")), again
     checked[0] += 1
 
 
