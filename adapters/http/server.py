@@ -9,13 +9,13 @@ database is safe, the store refuses the stale writer with 409, but each server l
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 
+from adapters.collector import quiet_collector
 from adapters.http.app import create_app
 from adapters.http.keys import key_store_for
 from adapters.logging import get_logger
@@ -56,15 +56,9 @@ def build_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         service.start()
-        # Everything built so far (the evaluator's tables, the app, the store) lives as long as
-        # the server: move it out of the collector's sight, so that a full collection walks only
-        # what requests allocated (one walking everything paused every request for ~60 ms).
-        gc.collect()
-        gc.freeze()
-        # A request allocates thousands of short-lived objects: collecting the young generation
-        # every 700 allocations (the default) cost about a tenth of the server's CPU; every
-        # 10,000 costs a fraction of that and holds at most that many objects more.
-        gc.set_threshold(10_000, 10, 10)
+        # Everything built so far lives as long as the server: out of the collector's full walks;
+        # young collections every 10,000 allocations (adapters/collector.py).
+        quiet_collector()
         log.info("http_started", db=shown, refusing=service.refusing)
         if getattr(store, "signer", True) is None:
             # Every round end signs a checkpoint: without a key no round can close (503).

@@ -17,7 +17,6 @@ record exactly the events of K batches of one round.
 
 from __future__ import annotations
 
-import gc
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,19 +46,6 @@ NAMES = ("ana", "ben", "chloe", "dev", "emma", "farid")
 #: Way's name (``fr``, ``es``, ``trump_plaza``, ``foxwoods``) splits the seven cards by that House
 #: Way and sends the split as the player's own (R-SET-1: never fouled, R-HW-5).
 STRATEGIES = ("house_way", "dealer", *BUILT_IN)
-
-
-def quiet_collector() -> None:
-    """For a process that plays a long session (the command, the benchmark), before its rounds:
-    what exists now (the House Way tables, the store, the modules) lives as long as the process,
-    so it is frozen out of the collector's walks; and the young generation is collected every
-    10,000 allocations, not 700. A batch of K rounds keeps its states and events alive until it
-    is written: at 700 they were promoted to the old generation by the thousand, and the full
-    collections this triggered walked the whole heap, a quarter of a round's CPU at K = 10 (the
-    remedy ``paigow serve`` uses for its requests)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
 
 
 @dataclass(frozen=True)
