@@ -282,9 +282,7 @@ class _Draft:
         self.round_source = None
 
     def credit(self, player_id: str, amount: int) -> None:
-        balances = self.table["balances"]
-        if balances is self.source["balances"]:
-            balances = self.table["balances"] = dict(balances)
+        balances = self.mapping("balances")
         balances[player_id] = balances.get(player_id, 0) + amount
 
 

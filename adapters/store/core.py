@@ -367,7 +367,7 @@ class AppendEntrances:
     ) -> list[RecordedEvent]:
         check_request(stream_id, expected_version, events, command_id)
         commands = [(command_id, events)]
-        marks = [(len(events), events[-1].at)] if checkpoint else []
+        marks = checkpoint_marks(commands, checkpoint, ())
         return self._append(stream_id, expected_version, commands, marks)[0]
 
     def append_batch(
