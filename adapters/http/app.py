@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 
 from adapters.http import commands, errors, queries
+from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
 from adapters.http.models import HealthOut
 from adapters.http.runner import CommandRunner
@@ -32,7 +33,9 @@ Commands and queries of a Pai Gow Poker table over JSON (issue 10).
 """
 
 
-def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> FastAPI:
+def create_app(
+    service: TableService, keys: KeyStore, lifespan: Any = None, *, fast_commands: bool = True
+) -> FastAPI:
     app = FastAPI(
         title="Pai Gow Poker table API",
         version=software_version(),
@@ -43,6 +46,8 @@ def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> F
     app.state.keys = keys
     app.state.runner = CommandRunner(service)
     errors.install(app)
+    if fast_commands:  # well-formed commands skip FastAPI's machinery, with the same answers
+        app.add_middleware(FastCommands)
     app.include_router(commands.router)
     app.include_router(queries.router)
 

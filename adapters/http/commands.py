@@ -3,12 +3,19 @@
 Every command needs the ``Idempotency-Key`` header (it is the command id: a retry with the same
 key answers the first result and writes nothing) and may carry ``expected_version`` in its body.
 The actor recorded in the events is the API key's actor, in the key's role.
+
+``ROUTES`` describes each command once: its path, operationId, body model and how the body becomes
+a core command. The FastAPI endpoints (the OpenAPI document, and every request the fast path in
+``fast.py`` leaves to FastAPI) and the fast path are both built from it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -33,21 +40,22 @@ from adapters.http.models import (
     SideBetBody,
     VoidBody,
 )
-from adapters.http.runner import Build, CommandRunner
+from adapters.http.runner import CommandRunner
 from adapters.http.views import command_body
 from adapters.system_events import SYSTEM_STREAM
 from table_core import commands as c
 from table_core.events import Actor
+from table_core.ports import RecordedEvent
 
 router = APIRouter(prefix="/tables/{table_id}", tags=["commands"])
-F = TypeVar("F", bound=Callable[..., Any])
 
 TableId = Annotated[str, Path(pattern=TABLE_ID_PATTERN, examples=["PG-1"])]
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
 IdempotencyKey = Annotated[
     str,
     Header(
         alias="Idempotency-Key",
-        pattern=r"^[\x21-\x7e]{1,200}$",
+        pattern=IDEMPOTENCY_KEY_PATTERN,
         description="The command id: printable ASCII, 1..200 characters, new for each command. "
         "A retry with the same key answers the first result and writes nothing.",
     ),
@@ -61,43 +69,208 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorBody, "description": "the store failed verification"},
 }
 
-
-def _runner(request: Request) -> CommandRunner:
-    runner: CommandRunner = request.app.state.runner
-    return runner
+#: (table id, the validated body or None, the actor, the service's time) -> the core's command.
+Builder = Callable[[str, Any, Actor, datetime], c.Command]
 
 
-def _actor(key: ApiKey) -> Actor:
-    return Actor(id=key.actor_id, role=key.role)
+@dataclass(frozen=True, slots=True)
+class CommandRoute:
+    path: str  # under /tables/{table_id}
+    operation: str  # the OpenAPI operationId, and the row of rights.RIGHTS
+    summary: str
+    body: type[CommandBody] | type[Any]  # the body's model
+    body_required: bool  # False: the body may be left out (it only carries expected_version)
+    build: Builder | None  # None: ``electronic`` names the service's own deal or dice
+    electronic: str | None = None
+    doc: str | None = None
 
 
-async def _command(
-    request: Request,
+def _route(
+    path: str, operation: str, summary: str, body: Any, build: Builder, doc: str | None = None
+) -> CommandRoute:
+    return CommandRoute(path, operation, summary, body, True, build, doc=doc)
+
+
+def _simple(path: str, operation: str, summary: str, make: type[c.Command]) -> CommandRoute:
+    """A command with no field but its actor and time; the body is optional."""
+
+    def build(_table: str, _body: Any, actor: Actor, at: datetime) -> c.Command:
+        return make(actor=actor, at=at)
+
+    return CommandRoute(path, operation, summary, CommandBody, False, build)
+
+
+def _electronic(path: str, operation: str, summary: str, kind: str, doc: str = "") -> CommandRoute:
+    return CommandRoute(path, operation, summary, CommandBody, False, None, kind, doc or None)
+
+
+ROUTE_LIST: tuple[CommandRoute, ...] = (
+    # --- the table
+    _route(
+        "/open",
+        "open_table",
+        "Open the table under a rules profile (floor)",
+        OpenTableBody,
+        lambda t, b, a, at: c.OpenTable(table_id=t, rules=b.rules, actor=a, at=at),
+    ),
+    _route(
+        "/rules",
+        "change_rules",
+        "Change the rules profile, with a reason (floor)",
+        ChangeRulesBody,
+        lambda t, b, a, at: c.ChangeRules(rules=b.rules, reason=b.reason, actor=a, at=at),
+    ),
+    _route(
+        "/seat",
+        "seat_player",
+        "Seat a player (seats 1..6, R-DEAL-1)",
+        SeatBody,
+        lambda t, b, a, at: c.SeatPlayer(seat=b.seat, player_id=b.player_id, actor=a, at=at),
+    ),
+    _route(
+        "/leave",
+        "leave_seat",
+        "A player leaves (remaining chips are cashed out first)",
+        PlayerBody,
+        lambda t, b, a, at: c.LeaveSeat(player_id=b.player_id, actor=a, at=at),
+    ),
+    _route(
+        "/buy-in",
+        "buy_in",
+        "Sell chips to a seated player (cage)",
+        ChipsBody,
+        lambda t, b, a, at: c.BuyIn(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    _route(
+        "/cash-out",
+        "cash_out",
+        "Cash a player's free chips out (cage)",
+        ChipsBody,
+        lambda t, b, a, at: c.CashOut(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    # --- the round
+    _simple(
+        "/round/start",
+        "start_round",
+        "Start a round (with a rotating bank, the bank is offered first, R-BANK-1)",
+        c.StartRound,
+    ),
+    _route(
+        "/round/bank/accept",
+        "accept_bank",
+        "The offered player takes the bank (R-BANK-1)",
+        AcceptBankBody,
+        lambda t, b, a, at: c.AcceptBank(player_id=b.player_id, co_bank=b.co_bank, actor=a, at=at),
+    ),
+    _route(
+        "/round/bank/decline",
+        "decline_bank",
+        "The offered player declines the bank (R-BANK-1)",
+        PlayerBody,
+        lambda t, b, a, at: c.DeclineBank(player_id=b.player_id, actor=a, at=at),
+    ),
+    _route(
+        "/round/bet",
+        "place_bet",
+        "Place a player's main wager",
+        BetBody,
+        lambda t, b, a, at: c.PlaceBet(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    _route(
+        "/round/side-bet",
+        "place_side_bet",
+        "Place a side bet (R-VAR-2..6)",
+        SideBetBody,
+        lambda t, b, a, at: c.PlaceSideBet(
+            player_id=b.player_id, bet=b.bet, amount=b.amount, actor=a, at=at
+        ),
+    ),
+    _simple("/round/close-bets", "close_bets", "No more bets", c.CloseBets),
+    _electronic(
+        "/round/deal",
+        "deal_electronic",
+        "Deal from the table's secure deck (R-DEAL-2, R-DEAL-4)",
+        "deal",
+        """An electronic table's deal: the server draws the deck. A deal already recorded for the
+    round is never drawn again: a retry answers the recorded one.""",
+    ),
+    _route(
+        "/round/deal/report",
+        "report_deal",
+        "Report a live deal: deck order or seven hands",
+        ReportDealBody,
+        lambda t, b, a, at: c.DealCards(deck=b.deck, hands=b.hands, source="live", actor=a, at=at),
+    ),
+    _electronic(
+        "/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)", "dice"
+    ),
+    _route(
+        "/round/dice/report",
+        "report_dice",
+        "Report the three dice a live table rolled",
+        ReportDiceBody,
+        lambda t, b, a, at: c.RollDice(faces=tuple(b.faces), actor=a, at=at),
+    ),
+    _route(
+        "/round/hand",
+        "set_hand",
+        "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)",
+        SetHandBody,
+        lambda t, b, a, at: c.SetHand(
+            player_id=b.player_id, back=b.back, front=b.front, actor=a, at=at
+        ),
+        """``back`` (five cards) and ``front`` (two) as the player split them; leave both out to ask
+    for the House Way. A fouled split is reset or forfeited as the table's rules say (R-SET-2).""",
+    ),
+    _simple(
+        "/round/banker-hand",
+        "set_banker_hand",
+        "Set the banker's hand by the House Way (R-HW-1)",
+        c.SetBankerHand,
+    ),
+    _simple("/round/settle", "settle", "Settle every wager (R-PAY, R-VAR)", c.Settle),
+    _simple("/round/close", "close_round", "Close the settled round", c.CloseRound),
+    _route(
+        "/round/void",
+        "void_round",
+        "Void the round, returning every wager (floor)",
+        VoidBody,
+        lambda t, b, a, at: c.VoidRound(reason=b.reason, actor=a, at=at),
+    ),
+)
+#: The routes by path under ``/tables/{table_id}``.
+ROUTES: dict[str, CommandRoute] = {route.path: route for route in ROUTE_LIST}
+
+
+def refusal(table_id: str, idempotency_key: str) -> str | None:
+    """Why this table id or key may not carry a command (the ``system`` stream is the service's
+    own), or ``None``."""
+    if table_id == SYSTEM_STREAM:
+        return f"{SYSTEM_STREAM!r} is not a table id"
+    if idempotency_key.startswith(f"{SYSTEM_STREAM}:"):  # the service's own command ids
+        return "an Idempotency-Key may not begin with 'system:'"
+    return None
+
+
+def run_command(
+    runner: CommandRunner,
+    route: CommandRoute,
     table_id: str,
     idempotency_key: str,
-    expected: int | None,
-    build: Build | None = None,
-    electronic: str | None = None,
-) -> Any:
-    # The route's own dependency (``auth.require``) checked the key and left it here: an endpoint
-    # parameter for it would make FastAPI solve the key's dependencies a second time.
-    key: ApiKey = request.state.api_key
-    if table_id == SYSTEM_STREAM:
-        raise ApiProblem(422, "invalid_request", f"{SYSTEM_STREAM!r} is not a table id")
-    if idempotency_key.startswith(f"{SYSTEM_STREAM}:"):  # the service's own command ids
-        raise ApiProblem(422, "invalid_request", "an Idempotency-Key may not begin with 'system:'")
-    # The endpoints are ``async`` and hand the blocking part (decide, append) to ONE worker
-    # thread here: a plain ``def`` endpoint with a response model costs FastAPI two hand-offs
-    # (the call, then the response's validation).
-    records, replayed = await run_in_threadpool(
-        _runner(request).run,
-        table_id,
-        idempotency_key,
-        expected,
-        build,
-        actor=_actor(key),
-        electronic=electronic,
+    body: Any,
+    actor: Actor,
+) -> tuple[list[RecordedEvent], bool]:
+    """The blocking part of a command (decide, append), on a worker thread."""
+    expected = None if body is None else body.expected_version
+    build = None if route.build is None else partial(route.build, table_id, body)
+    return runner.run(
+        table_id, idempotency_key, expected, build, actor=actor, electronic=route.electronic
     )
+
+
+def answer(
+    table_id: str, idempotency_key: str, records: list[RecordedEvent], replayed: bool
+) -> Response:
     # A Response returned as is: FastAPI neither validates nor serialises it again (the route's
     # ``response_model`` still documents it).
     return Response(
@@ -107,279 +280,60 @@ async def _command(
     )
 
 
-def _route(path: str, operation: str, summary: str) -> Callable[[F], F]:
-    decorate: Callable[[F], F] = router.post(
-        path,
-        operation_id=operation,
-        summary=summary,
+async def _command(
+    request: Request, route: CommandRoute, table_id: str, idempotency_key: str, body: Any
+) -> Response:
+    # The route's own dependency (``auth.require``) checked the key and left it here: an endpoint
+    # parameter for it would make FastAPI solve the key's dependencies a second time.
+    key: ApiKey = request.state.api_key
+    refused = refusal(table_id, idempotency_key)
+    if refused is not None:
+        raise ApiProblem(422, "invalid_request", refused)
+    # The endpoints are ``async`` and hand the blocking part (decide, append) to ONE worker
+    # thread here: a plain ``def`` endpoint with a response model costs FastAPI two hand-offs
+    # (the call, then the response's validation).
+    records, replayed = await run_in_threadpool(
+        run_command,
+        request.app.state.runner,
+        route,
+        table_id,
+        idempotency_key,
+        body,
+        Actor(id=key.actor_id, role=key.role),
+    )
+    return answer(table_id, idempotency_key, records, replayed)
+
+
+def _endpoint(route: CommandRoute) -> Callable[..., Any]:
+    if route.body_required:
+
+        async def endpoint(
+            request: Request, table_id: TableId, body: Any, idempotency_key: IdempotencyKey
+        ) -> Any:
+            return await _command(request, route, table_id, idempotency_key, body)
+
+        body_type: Any = route.body
+    else:
+
+        async def endpoint(  # type: ignore[misc]
+            request: Request, table_id: TableId, idempotency_key: IdempotencyKey, body: Any = None
+        ) -> Any:
+            return await _command(request, route, table_id, idempotency_key, body)
+
+        body_type = route.body | None
+    # The body's model is the route's: FastAPI reads it from the signature.
+    endpoint.__annotations__ = {**endpoint.__annotations__, "body": body_type}
+    endpoint.__name__ = route.operation
+    endpoint.__doc__ = route.doc
+    return endpoint
+
+
+for _each in ROUTE_LIST:
+    router.post(
+        _each.path,
+        operation_id=_each.operation,
+        summary=_each.summary,
         response_model=CommandResponse,
         responses=ERRORS,
-        dependencies=[Depends(require(operation))],
-    )
-    return decorate
-
-
-# --- the table ------------------------------------------------------------------------------------
-
-
-@_route("/open", "open_table", "Open the table under a rules profile (floor)")
-async def open_table(
-    request: Request,
-    table_id: TableId,
-    body: OpenTableBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.OpenTable(table_id=table_id, rules=body.rules, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/rules", "change_rules", "Change the rules profile, with a reason (floor)")
-async def change_rules(
-    request: Request,
-    table_id: TableId,
-    body: ChangeRulesBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.ChangeRules(rules=body.rules, reason=body.reason, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/seat", "seat_player", "Seat a player (seats 1..6, R-DEAL-1)")
-async def seat_player(
-    request: Request,
-    table_id: TableId,
-    body: SeatBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.SeatPlayer(seat=body.seat, player_id=body.player_id, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/leave", "leave_seat", "A player leaves (remaining chips are cashed out first)")
-async def leave_seat(
-    request: Request,
-    table_id: TableId,
-    body: PlayerBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.LeaveSeat(player_id=body.player_id, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/buy-in", "buy_in", "Sell chips to a seated player (cage)")
-async def buy_in(
-    request: Request,
-    table_id: TableId,
-    body: ChipsBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.BuyIn(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/cash-out", "cash_out", "Cash a player's free chips out (cage)")
-async def cash_out(
-    request: Request,
-    table_id: TableId,
-    body: ChipsBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.CashOut(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-# --- the round ------------------------------------------------------------------------------------
-
-
-def _simple(operation: str, path: str, summary: str, make: type[c.Command], doc: str = "") -> None:
-    """An endpoint for a command with no field but its actor and time."""
-
-    async def endpoint(
-        request: Request,
-        table_id: TableId,
-        idempotency_key: IdempotencyKey,
-        body: CommandBody | None = None,
-    ) -> Any:
-        def build(actor: Actor, at: Any) -> c.Command:
-            return make(actor=actor, at=at)
-
-        expected = None if body is None else body.expected_version
-        return await _command(request, table_id, idempotency_key, expected, build)
-
-    endpoint.__name__ = operation
-    endpoint.__doc__ = doc or None
-    _route(path, operation, summary)(endpoint)
-
-
-_simple(
-    "start_round",
-    "/round/start",
-    "Start a round (with a rotating bank, the bank is offered first, R-BANK-1)",
-    c.StartRound,
-)
-
-
-@_route("/round/bank/accept", "accept_bank", "The offered player takes the bank (R-BANK-1)")
-async def accept_bank(
-    request: Request,
-    table_id: TableId,
-    body: AcceptBankBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.AcceptBank(player_id=body.player_id, co_bank=body.co_bank, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/round/bank/decline", "decline_bank", "The offered player declines the bank (R-BANK-1)")
-async def decline_bank(
-    request: Request,
-    table_id: TableId,
-    body: PlayerBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.DeclineBank(player_id=body.player_id, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/round/bet", "place_bet", "Place a player's main wager")
-async def place_bet(
-    request: Request,
-    table_id: TableId,
-    body: BetBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.PlaceBet(player_id=body.player_id, amount=body.amount, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/round/side-bet", "place_side_bet", "Place a side bet (R-VAR-2..6)")
-async def place_side_bet(
-    request: Request,
-    table_id: TableId,
-    body: SideBetBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.PlaceSideBet(
-            player_id=body.player_id, bet=body.bet, amount=body.amount, actor=actor, at=at
-        )
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-_simple("close_bets", "/round/close-bets", "No more bets", c.CloseBets)
-
-
-@_route("/round/deal", "deal_electronic", "Deal from the table's secure deck (R-DEAL-2, R-DEAL-4)")
-async def deal_electronic(
-    request: Request,
-    table_id: TableId,
-    idempotency_key: IdempotencyKey,
-    body: CommandBody | None = None,
-) -> Any:
-    """An electronic table's deal: the server draws the deck. A deal already recorded for the
-    round is never drawn again: a retry answers the recorded one."""
-    expected = None if body is None else body.expected_version
-    return await _command(request, table_id, idempotency_key, expected, electronic="deal")
-
-
-@_route("/round/deal/report", "report_deal", "Report a live deal: deck order or seven hands")
-async def report_deal(
-    request: Request,
-    table_id: TableId,
-    body: ReportDealBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.DealCards(
-            deck=body.deck,
-            hands=body.hands,
-            source="live",
-            actor=actor,
-            at=at,
-        )
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)")
-async def roll_dice_electronic(
-    request: Request,
-    table_id: TableId,
-    idempotency_key: IdempotencyKey,
-    body: CommandBody | None = None,
-) -> Any:
-    expected = None if body is None else body.expected_version
-    return await _command(request, table_id, idempotency_key, expected, electronic="dice")
-
-
-@_route("/round/dice/report", "report_dice", "Report the three dice a live table rolled")
-async def report_dice(
-    request: Request,
-    table_id: TableId,
-    body: ReportDiceBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.RollDice(faces=tuple(body.faces), actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-@_route("/round/hand", "set_hand", "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)")
-async def set_hand(
-    request: Request,
-    table_id: TableId,
-    body: SetHandBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    """``back`` (five cards) and ``front`` (two) as the player split them; leave both out to ask
-    for the House Way. A fouled split is reset or forfeited as the table's rules say (R-SET-2)."""
-
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.SetHand(
-            player_id=body.player_id, back=body.back, front=body.front, actor=actor, at=at
-        )
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
-
-
-_simple(
-    "set_banker_hand",
-    "/round/banker-hand",
-    "Set the banker's hand by the House Way (R-HW-1)",
-    c.SetBankerHand,
-)
-_simple("settle", "/round/settle", "Settle every wager (R-PAY, R-VAR)", c.Settle)
-_simple("close_round", "/round/close", "Close the settled round", c.CloseRound)
-
-
-@_route("/round/void", "void_round", "Void the round, returning every wager (floor)")
-async def void_round(
-    request: Request,
-    table_id: TableId,
-    body: VoidBody,
-    idempotency_key: IdempotencyKey,
-) -> Any:
-    def build(actor: Actor, at: Any) -> c.Command:
-        return c.VoidRound(reason=body.reason, actor=actor, at=at)
-
-    return await _command(request, table_id, idempotency_key, body.expected_version, build)
+        dependencies=[Depends(require(_each.operation))],
+    )(_endpoint(_each))

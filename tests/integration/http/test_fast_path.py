@@ -1,0 +1,172 @@
+"""The fast path for well-formed commands (adapters/http/fast.py) answers exactly as FastAPI does.
+
+Two apps over two fresh stores with the same clock and the same deck and dice, one with the fast
+path and one without, are sent the same requests: a whole round, replays, stale versions, rule
+violations and every kind of malformed request. Status, body and the replay header must match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from adapters.clock import SteppingClock
+from adapters.http import commands
+from adapters.http.app import create_app
+from adapters.http.keys import MemoryKeyStore
+from adapters.rng import SeededDeckAndDice
+from adapters.service import TableService
+from adapters.store import InMemoryEventStore
+from adapters.store.signing import Signer
+from tests.integration.http.conftest import ROLES, START, TABLE, Api
+
+AUTH = "Authorization"
+JSON = {"Content-Type": "application/json"}
+
+
+def _app(keys: MemoryKeyStore, *, fast: bool) -> tuple[TableService, TestClient]:
+    service = TableService(
+        InMemoryEventStore(Signer.generate()),
+        clock=SteppingClock(START, timedelta(seconds=1)),
+        source=SeededDeckAndDice(3),
+    )
+    return service, TestClient(create_app(service, keys, fast_commands=fast))
+
+
+def _send(client: TestClient, path: str, headers: dict[str, str], **request: Any) -> Any:
+    if "raw" in request:
+        return client.post(f"/tables/{TABLE}{path}", content=request["raw"], headers=headers)
+    return client.post(f"/tables/{TABLE}{path}", json=request.get("body"), headers=headers)
+
+
+def _requests(tokens: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def h(role: str, key: str, **extra: str) -> dict[str, str]:
+        return {AUTH: f"Bearer {tokens[role]}", "Idempotency-Key": key, **extra}
+
+    yield "/open", {"body": {}, "headers": h("floor", "open-1")}
+    yield "/open", {"body": {}, "headers": h("floor", "open-1")}  # a retry: replayed
+    yield "/seat", {"body": {"seat": 2, "player_id": "ana"}, "headers": h("dealer", "seat-1")}
+    yield "/seat", {"body": {"seat": 3, "player_id": "bo"}, "headers": h("floor", "seat-2")}
+    yield "/buy-in", {"body": {"player_id": "ana", "amount": 100_000}, "headers": h("cage", "b1")}
+    yield "/buy-in", {"body": {"player_id": "bo", "amount": 50_000}, "headers": h("cage", "b2")}
+    # Refusals of every kind, none of which writes.
+    yield "/round/bet", {"body": {"player_id": "ana", "amount": 2_500}, "headers": h("dealer", "x")}
+    yield "/round/start", {"headers": h("cage", "wrong-role")}
+    yield "/round/start", {"headers": {AUTH: "Bearer nope", "Idempotency-Key": "unknown-key"}}
+    yield "/round/start", {"headers": {"Idempotency-Key": "no-key"}}
+    yield "/round/start", {"headers": {AUTH: f"Bearer {tokens['dealer']}"}}
+    yield "/round/start", {"headers": h("dealer", "bad key with spaces")}
+    yield "/round/start", {"headers": h("dealer", "system:1")}
+    yield "/round/start", {"body": {"expected_version": 3}, "headers": h("dealer", "stale")}
+    yield "/round/start", {"body": {"expected_version": -1}, "headers": h("dealer", "neg")}
+    yield "/round/start", {"raw": b"{", "headers": h("dealer", "broken", **JSON)}
+    yield (
+        "/round/start",
+        {"raw": b"{}", "headers": h("dealer", "text", **{"Content-Type": "text/plain"})},
+    )
+    yield "/round/start", {"raw": b"NaN", "headers": h("dealer", "nan", **JSON)}
+    yield "/round/start", {"body": [], "headers": h("dealer", "list")}
+    yield "/round/bet", {"headers": h("dealer", "no-body")}
+    yield "/round/bet", {"body": {"player_id": "ana", "amount": 25.0}, "headers": h("dealer", "f")}
+    yield "/round/bet", {"body": {"player_id": "ana", "amount": "25"}, "headers": h("dealer", "s")}
+    yield (
+        "/round/bet",
+        {"body": {"player_id": "ana", "amount": 1, "x": 1}, "headers": h("dealer", "e")},
+    )
+    # The round.
+    yield "/round/start", {"headers": h("dealer", "start-1")}
+    yield (
+        "/round/bet",
+        {"body": {"player_id": "ana", "amount": 2_500}, "headers": h("dealer", "bet-1")},
+    )
+    yield (
+        "/round/bet",
+        {"body": {"player_id": "bo", "amount": 10**9}, "headers": h("dealer", "big")},
+    )
+    yield (
+        "/round/bet",
+        {
+            "body": {"player_id": "bo", "amount": 1_000, "expected_version": 9},
+            "headers": h("dealer", "bet-stale"),
+        },
+    )
+    yield (
+        "/round/bet",
+        {
+            "body": {"player_id": "bo", "amount": 1_000, "expected_version": 7},
+            "headers": h("dealer", "bet-2"),
+        },
+    )
+    yield "/round/close-bets", {"headers": h("dealer", "close-1")}
+    yield "/round/deal", {"headers": h("dealer", "deal-1")}
+    yield "/round/deal", {"headers": h("dealer", "deal-1")}
+    yield "/round/dice", {"body": {}, "headers": h("dealer", "dice-1")}
+    yield "/round/hand", {"body": {"player_id": "ana"}, "headers": h("dealer", "hand-1")}
+    yield (
+        "/round/hand",
+        {
+            "body": {"player_id": "bo", "back": ["As"], "front": []},
+            "headers": h("dealer", "hand-2"),
+        },
+    )
+    yield "/round/hand", {"body": {"player_id": "bo"}, "headers": h("dealer", "hand-3")}
+    yield "/round/banker-hand", {"headers": h("dealer", "banker-1")}
+    yield "/round/settle", {"headers": h("dealer", "settle-1")}
+    yield "/round/close", {"headers": h("dealer", "close-round-1")}
+    yield "/round/close", {"headers": h("dealer", "close-1")}  # the key of another command
+    yield "/round/void", {"body": {"reason": "test"}, "headers": h("floor", "void-1")}
+
+
+def test_fast_and_fastapi_paths_answer_every_request_alike() -> None:
+    keys = MemoryKeyStore()
+    tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
+    fast_service, fast = _app(keys, fast=True)
+    slow_service, slow = _app(keys, fast=False)
+    for path, request in _requests(tokens):
+        a = _send(fast, path, **request)
+        b = _send(slow, path, **request)
+        assert (a.status_code, a.json()) == (b.status_code, b.json()), (path, request)
+        assert a.headers.get("Idempotent-Replayed") == b.headers.get("Idempotent-Replayed")
+        assert a.headers.get("WWW-Authenticate") == b.headers.get("WWW-Authenticate")
+    written = fast_service.store.read_all()
+    assert [(e.type, e.hash) for e in written] == [
+        (e.type, e.hash) for e in slow_service.store.read_all()
+    ]
+    assert [e.type for e in written] == [
+        "table_opened",
+        "player_seated",
+        "player_seated",
+        "chips_bought_in",
+        "chips_bought_in",
+        "round_started",
+        "bet_placed",
+        "bet_placed",
+        "bets_closed",
+        "stacks_dealt",
+        "dice_rolled",
+        "stacks_assigned",
+        "hand_set",
+        "hand_set",
+        "banker_hand_set",
+        "round_settled",
+        "round_closed",
+    ]
+
+
+def test_a_well_formed_command_never_reaches_the_fastapi_endpoint(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def not_here(*_args: Any) -> Any:
+        raise AssertionError("the FastAPI endpoint ran")
+
+    monkeypatch.setattr(commands, "_command", not_here)
+    assert api.post("floor", "/open", {}).status_code == 200
+    assert api.post("dealer", "/seat", {"seat": 1, "player_id": "ana"}).status_code == 200
+    assert api.post("dealer", "/round/start").status_code == 200
+    # A refusal found by the core comes back from the fast path through the same handler.
+    refused = api.post("dealer", "/round/bet", {"player_id": "ana", "amount": 10**9})
+    assert refused.status_code == 422 and refused.json()["error"] == "rule_violation"
