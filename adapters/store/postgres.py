@@ -1,6 +1,8 @@
 """The PostgreSQL event store (psycopg 3): the production store.
 
-An append is ONE transaction. First the inserts that may wait on other writers: the events with
+An append is ONE transaction. The common one (this store wrote the stream's head itself, no
+checkpoint to sign) is ONE statement on the autocommit connection, ``paigow_append`` (migration
+0005), doing in the server what the pipelined transaction below does from the client. First the inserts that may wait on other writers: the events with
 their stream chain and the command rows (their unique keys are the concurrency check). Then, as the
 transaction's tail and its LAST lock, one call of the server-side function ``paigow_sequence_tail``
 (migration 0004): it takes the per-schema advisory lock; a new statement reads the log head
@@ -48,6 +50,9 @@ from table_core.ports import (
     StoreError,
 )
 
+#: Test hooks that run between an append's statements: such an append takes the pipeline.
+_PIPELINE_FAULTS = frozenset({"before_commit", "holding_lock"})
+
 
 class PostgresEventStore(SqlEventStore):
     dialect = "postgresql"
@@ -80,6 +85,13 @@ class PostgresEventStore(SqlEventStore):
         "AND version <= %(w)s ORDER BY version))"
     )
     QUEUE_NOT_EMPTY = "SELECT EXISTS (SELECT 1 FROM sequencer_queue)"
+    # The common append as ONE call (migration 0005): the inserts, then the tail, in the
+    # statement's own transaction (the engine's connections are autocommit).
+    APPEND_CALL = (
+        "SELECT * FROM paigow_append(%b::text[], %b::int[], %b::text[], %b::int[], %b::text[], "
+        "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], "
+        "%b::text[], %b::text[], %b::int[], %b::int[])"
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -101,32 +113,21 @@ class PostgresEventStore(SqlEventStore):
             self._need_signer()
         ids = [command_id for command_id, _ in commands]
         with self._connection() as conn:
+            known = self._written_heads.get(stream_id)
             try:
-                # Two round trips: BEGIN + the heads; the inserts + the server-side tail + COMMIT.
-                # With checkpoints, three: their signatures need the new chain from the tail.
-                with conn.pipeline() as pipeline, conn.transaction():
-                    written = self._insert(conn, pipeline, stream_id, expected_version, commands)
-                    if written is None:  # an idempotent retry: nothing is written
-                        raise _Retried
-                    head_version, rows = written
-                    # Ours are the log's last len(rows) entries: a checkpoint after the batch's
-                    # ``through``-th event is at that entry, counted from the log's end.
-                    signs = [(through - len(rows) - 1, at) for through, at in marks]
-                    try:
-                        if self.faults:
-                            pipeline.sync()  # so a test's fault finds the inserts on the server
-                            self._fault("before_commit")
-                        tail = conn.execute(
-                            self.APPEND_TAIL,
-                            {"s": stream_id, "v": head_version, "w": head_version + len(rows)},
-                        )
-                        log = self._await_tail(pipeline, tail, signs, conn)
-                    except psycopg.Error:
-                        # The insert's error may surface at a later execute, before any sync:
-                        # sync now, or the server discards the ROLLBACK too (and psycopg warns).
-                        with contextlib.suppress(psycopg.Error):
-                            pipeline.sync()
-                        raise
+                if (
+                    known is not None
+                    and known[0] == expected_version
+                    and not marks
+                    and not self.faults.keys() & _PIPELINE_FAULTS
+                ):
+                    rows = build_batch_rows(stream_id, known[0], known[1], commands)
+                    parameters = self._columns(stream_id, rows, commands)
+                    log = conn.execute(self.APPEND_CALL, parameters).fetchall()
+                else:
+                    log, rows = self._append_in_pipeline(
+                        conn, stream_id, expected_version, commands, marks
+                    )
             except _Retried:
                 retried = self._known_commands(conn, stream_id, ids)
                 assert retried is not None
@@ -139,16 +140,79 @@ class PostgresEventStore(SqlEventStore):
                     return retried
                 actual = self._version(conn, stream_id)
                 raise ConcurrencyError(stream_id, expected_version, actual) from None
-            if log is None:  # sent with the COMMIT, in the same round trip
-                log = tail.fetchall()
             self._fault("after_commit")
-            # Ours are the log's last len(rows) entries, in version order.
-            positions = [entry[0] for entry in log[len(log) - len(rows) :]]
-            if len(positions) != len(rows):
-                raise StoreError("the sequencer tail did not position this append's events")
-            last = rows[-1]
-            self._written_heads[stream_id] = (last[1], last[10])
-            return self._reader.appended(positions, rows, commands)
+            return self._appended(stream_id, rows, log, commands)
+
+    def _append_in_pipeline(
+        self,
+        conn: Any,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        marks: CheckpointMarks,
+    ) -> tuple[list[tuple[int, int | None, str]], list[EventRow]]:
+        """The append as a pipelined transaction, where something must happen between its
+        statements: the stream's head to read first, checkpoints to sign (they need the new
+        chain), a test's fault to run. Returns the tail's rows and the events' rows."""
+        import psycopg
+
+        # Two round trips: BEGIN + the heads; the inserts + the server-side tail + COMMIT.
+        # With checkpoints, three: their signatures need the new chain from the tail.
+        with conn.pipeline() as pipeline, conn.transaction():
+            written = self._insert(conn, pipeline, stream_id, expected_version, commands)
+            if written is None:  # an idempotent retry: nothing is written
+                raise _Retried
+            head_version, rows = written
+            # Ours are the log's last len(rows) entries: a checkpoint after the batch's
+            # ``through``-th event is at that entry, counted from the log's end.
+            signs = [(through - len(rows) - 1, at) for through, at in marks]
+            try:
+                if self.faults:
+                    pipeline.sync()  # so a test's fault finds the inserts on the server
+                    self._fault("before_commit")
+                tail = conn.execute(
+                    self.APPEND_TAIL,
+                    {"s": stream_id, "v": head_version, "w": head_version + len(rows)},
+                )
+                log = self._await_tail(pipeline, tail, signs, conn)
+            except psycopg.Error:
+                # The insert's error may surface at a later execute, before any sync:
+                # sync now, or the server discards the ROLLBACK too (and psycopg warns).
+                with contextlib.suppress(psycopg.Error):
+                    pipeline.sync()
+                raise
+        if log is None:  # sent with the COMMIT, in the same round trip
+            log = tail.fetchall()
+        return log, rows
+
+    def _appended(
+        self,
+        stream_id: str,
+        rows: list[EventRow],
+        log: list[tuple[int, int | None, str]],
+        commands: Sequence[BatchCommand],
+    ) -> list[list[RecordedEvent]]:
+        # Ours are the log's last len(rows) entries, in version order.
+        positions = [entry[0] for entry in log[len(log) - len(rows) :]]
+        if len(positions) != len(rows):
+            raise StoreError("the sequencer tail did not position this append's events")
+        last = rows[-1]
+        self._written_heads[stream_id] = (last[1], last[10])
+        return self._reader.appended(positions, rows, commands)
+
+    @staticmethod
+    def _columns(
+        stream_id: str, rows: list[EventRow], commands: Sequence[BatchCommand]
+    ) -> list[list[Any]]:
+        """The multi-row insert's parameters: one array per column of ``events``, then of
+        ``commands``."""
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        head_version = rows[0][1] - 1
+        command_columns = [
+            list(column)
+            for column in zip(*command_rows(stream_id, head_version, commands), strict=True)
+        ]
+        return [*columns, *command_columns]
 
     def _insert(
         self,
@@ -182,12 +246,7 @@ class PostgresEventStore(SqlEventStore):
                 return None
             check_version(stream_id, expected_version, head_version)
         rows = build_batch_rows(stream_id, head_version, head_hash, commands)
-        columns = [list(column) for column in zip(*rows, strict=True)]
-        command_columns = [
-            list(column)
-            for column in zip(*command_rows(stream_id, head_version, commands), strict=True)
-        ]
-        conn.execute(self.INSERT_COMMAND_EVENTS, (*columns, *command_columns))
+        conn.execute(self.INSERT_COMMAND_EVENTS, self._columns(stream_id, rows, commands))
         return head_version, rows
 
     def _await_tail(
