@@ -2,8 +2,10 @@
 
 An append is ONE transaction. The common one (this store wrote the stream's head itself, no
 checkpoint to sign) is ONE statement on the autocommit connection, ``paigow_append`` (migration
-0005), doing in the server what the pipelined transaction below does from the client. First the inserts that may wait on other writers: the events with
-their stream chain and the command rows (their unique keys are the concurrency check). Then, as the
+0005), doing in the server what the pipelined transaction below does from the client.
+
+The pipelined transaction: first the inserts that may wait on other writers, the events with their
+stream chain and the command rows (their unique keys are the concurrency check). Then, as the
 transaction's tail and its LAST lock, one call of the server-side function ``paigow_sequence_tail``
 (migration 0004): it takes the per-schema advisory lock; a new statement reads the log head
 (READ COMMITTED, VOLATILE function: its snapshot is taken after the lock, so it sees every earlier
