@@ -10,12 +10,20 @@ command id returns the events it produced the first time and writes nothing (a d
 that timed out must not place a bet twice). An electronic deal whose deck or dice are already
 recorded is never drawn again: the round's state says it is dealt, and only the recorded values
 are played.
+
+Several processes on one store (a second server, the workers of ``paigow serve --workers N``):
+the store's version check refuses a writer whose table is stale. That table is then caught up,
+not rebuilt: recorded events never change, so the state held plus the events after its version
+is the table now (:meth:`TableService.refresh`). A refusal is confirmed against the table caught
+up before it is answered, since a stale state may refuse what the table now allows.
 """
 
 from __future__ import annotations
 
+import secrets
+import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -48,6 +56,9 @@ from table_core.state import TableState
 from table_core.table import decide, fold
 
 SYSTEM_ACTOR = Actor(id="paigow", role="system")
+#: Appends to the ``system`` stream tried before giving up: each conflict means another service
+#: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
+_SYSTEM_ATTEMPTS = 32
 #: Events after which the store signs a checkpoint over the chain head (the end of a round).
 _ROUND_ENDS = frozenset({"round_closed", "round_voided"})
 
@@ -90,6 +101,18 @@ class Deferred:
 BatchCommandItem = c.Command | ElectronicDeal | ElectronicDice | Deferred
 #: One command of a batch and its command id.
 BatchItem = tuple[BatchCommandItem, str]
+
+
+@dataclass
+class _BatchDecision:
+    """A batch decided in memory: each command's id, events and the state after it; the indices
+    of the commands that end a round and of the skipped deferred items; or the first refusal
+    (the item, its command id, the error and the state it was decided on)."""
+
+    decided: list[tuple[str, list[Event], TableState]] = field(default_factory=list)
+    round_ends: list[int] = field(default_factory=list)
+    skipped: set[int] = field(default_factory=set)
+    refused: tuple[BatchCommandItem, str, DomainError, TableState] | None = None
 
 
 @dataclass(frozen=True)
@@ -138,6 +161,12 @@ class TableService:
     ``verify`` is called by :meth:`start` (and may be called again): it returns ``None`` when the
     store verifies, or a finding object with ``position``, ``stream_id``, ``problem`` and
     ``detail``. While a verification has failed, table commands are refused.
+
+    ``shared``: other processes write this store too (``paigow serve --workers N``). Commands
+    still decide on the state held in memory (the store's version check refuses a stale one, and
+    the table is caught up and decided on again), but :meth:`load`, what readers call, catches the
+    table up first (one read of the later events, usually none), so a read on one worker shows
+    what another wrote.
     """
 
     def __init__(
@@ -149,15 +178,24 @@ class TableService:
         verify: Callable[[], Any] | None = None,
         store_name: str = "store",
         schema_revision: str | None = None,
+        shared: bool = False,
     ) -> None:
         self.store = store
+        self.shared = shared
         self.clock = clock
         self.source = source
         self._verify = verify
         self._store_name = store_name
         self._schema_revision = schema_revision
         self._tables: dict[str, TableState] = {}
+        #: Tables held in memory that the store showed to be behind: caught up on next use.
+        self._stale: set[str] = set()
+        self._keeping = threading.Lock()  # request threads share the tables held in memory
         self._system_version: int | None = None
+        # The system stream's command ids must differ between service instances: two that read
+        # the same version at the same microsecond would otherwise share an id, and the store
+        # would answer the second with the first one's events (an idempotent retry), silently.
+        self._instance = secrets.token_hex(4)
         self.refusing: str | None = None
         self.log = get_logger(store=store_name)
 
@@ -218,13 +256,18 @@ class TableService:
             )
             for e in events
         ]
-        command_id = f"system:{self._system_version + 1}:{events[0].at.isoformat()}"
-        try:
-            self.store.append(SYSTEM_STREAM, self._system_version, new, command_id)
-        except ConcurrencyError:  # another service instance wrote meanwhile: reread and retry once
-            self._system_version = self.store.stream_version(SYSTEM_STREAM)
-            command_id = f"system:{self._system_version + 1}:{events[0].at.isoformat()}"
-            self.store.append(SYSTEM_STREAM, self._system_version, new, command_id)
+        at = events[0].at.isoformat()
+        for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
+            command_id = f"system:{self._system_version + 1}:{at}:{self._instance}"
+            try:
+                self.store.append(SYSTEM_STREAM, self._system_version, new, command_id)
+                break
+            except ConcurrencyError:
+                # Another service instance wrote meanwhile (workers starting or stopping
+                # together): read the stream's version again and append after it.
+                if attempt == _SYSTEM_ATTEMPTS:
+                    raise
+                self._system_version = self.store.stream_version(SYSTEM_STREAM)
         self._system_version += len(new)
 
     # --- tables ------------------------------------------------------------------------------
@@ -241,15 +284,55 @@ class TableService:
         return earlier
 
     def load(self, table_id: str) -> TableState:
-        """The table's state: the fold of its committed events (kept in memory once loaded)."""
-        state = self._tables.get(table_id)
-        if state is None:
-            state = fold(table_events(self.store.read_stream(table_id)))
-            self._tables[table_id] = state
-        return state
+        """The table's state: the fold of its committed events, kept in memory once loaded; caught
+        up with the store first when it was found stale, or on every call when ``shared``."""
+        if self.shared:
+            return self.refresh(table_id)
+        return self._held(table_id)
+
+    def refresh(self, table_id: str) -> TableState:
+        """The table as the store holds it now: the state in memory plus the events after its
+        version, folded (recorded events never change, so nothing before them is read again);
+        the whole stream when nothing is held."""
+        self._stale.discard(table_id)  # before the read: a mark made during it is kept
+        held = self._tables.get(table_id)
+        if held is None:
+            return self._keep(table_id, fold(table_events(self.store.read_stream(table_id))))
+        later = self.store.read_stream(table_id, held.version)
+        if not later:
+            return held
+        return self._keep(table_id, fold(table_events(later), held))
 
     def forget(self, table_id: str) -> None:
-        self._tables.pop(table_id, None)
+        """Hold nothing for this table (an id nobody opened: keep no empty state in memory)."""
+        with self._keeping:
+            self._tables.pop(table_id, None)
+        self._stale.discard(table_id)
+
+    def _held(self, table_id: str) -> TableState:
+        """What commands decide on: the state in memory, caught up first only when the store
+        showed it stale (otherwise the store's version check at the append is the test)."""
+        held = self._tables.get(table_id)
+        if held is None or table_id in self._stale:
+            return self.refresh(table_id)
+        return held
+
+    def _keep(self, table_id: str, state: TableState) -> TableState:
+        """Hold ``state`` unless a newer one is held already (a reader catching up and a command
+        finishing may cross): the state held never goes back. Returns the state held."""
+        with self._keeping:
+            held = self._tables.get(table_id)
+            if held is not None and held.version > state.version:
+                return held
+            self._tables[table_id] = state
+            return state
+
+    def _replay_state(self, table_id: str, earlier: list[RecordedEvent]) -> TableState:
+        """The state to answer a replayed command with: at least as new as its events."""
+        state = self._held(table_id)
+        if earlier and state.version < earlier[-1].version:
+            state = self.refresh(table_id)
+        return state
 
     def execute(self, table_id: str, command: c.Command, command_id: str) -> CommandResult:
         """Decide ``command`` against the table and append its events, all or none."""
@@ -263,19 +346,27 @@ class TableService:
         if self.refusing:
             log.warning("command_refused", reason=self.refusing)
             raise StoreUnverified(f"commands are refused: {self.refusing}")
-        state = self.load(table_id)
-        round_number = state.round.number if state.round else None
+        state = self._held(table_id)
         try:
             events = decide(state, command)
-        except DomainError as error:
-            # A retry of a command already recorded meets a table that has moved on: answer the
-            # first outcome. Looked up only on a refusal, so a first try costs no extra query.
-            earlier = self._recorded(table_id, command_id)
-            if earlier is not None:
-                log.info("command_replayed", events=len(earlier))
-                return CommandResult(earlier, state, replayed=True)
-            log.info("command_rejected", round=round_number, rule=error.rule, error=error.message)
-            raise
+        except DomainError as first:
+            state, events, refusal = self._decide_again(table_id, state, command, first)
+            if refusal is not None:
+                # A retry of a command already recorded meets a table that has moved on: answer
+                # the first outcome. Looked up only on a refusal, so a first try costs no query.
+                earlier = self._recorded(table_id, command_id)
+                if earlier is not None:
+                    log.info("command_replayed", events=len(earlier))
+                    state = self._replay_state(table_id, earlier)
+                    return CommandResult(earlier, state, replayed=True)
+                log.info(
+                    "command_rejected",
+                    round=state.round.number if state.round else None,
+                    rule=refusal.rule,
+                    error=refusal.message,
+                )
+                raise refusal from None
+        round_number = state.round.number if state.round else None
         new = [to_new_event(e) for e in events]
         try:
             recorded = self.store.append(
@@ -286,17 +377,16 @@ class TableService:
                 checkpoint=any(e.type in _ROUND_ENDS for e in events),
             )
         except ConcurrencyError:
-            self.forget(table_id)  # another writer moved the table on: reload next time
+            self._stale.add(table_id)  # another writer moved the table on: catch up next time
             log.warning("command_conflict", round=round_number, expected_version=state.version)
             raise
-        if recorded and recorded[0].version != state.version + 1:
+        if not _wrote(recorded, new, state.version):
             # The store already held this command id: it answered the first outcome and wrote
-            # nothing. Reload, since our view of the table was stale.
-            self.forget(table_id)
+            # nothing. Our view of the table was stale: catch it up.
             log.info("command_replayed", events=len(recorded))
-            return CommandResult(recorded, self.load(table_id), replayed=True)
+            return CommandResult(recorded, self.refresh(table_id), replayed=True)
         state = fold(events, state)
-        self._tables[table_id] = state
+        self._keep(table_id, state)
         log.info(
             "command_done",
             round=state.round.number if state.round else round_number,
@@ -305,6 +395,21 @@ class TableService:
         )
         self._note_significant(events)
         return CommandResult(recorded, state)
+
+    def _decide_again(
+        self, table_id: str, state: TableState, command: c.Command, refusal: DomainError
+    ) -> tuple[TableState, list[Event], DomainError | None]:
+        """A refusal stands only against the table as the store holds it now: another process
+        (a second worker) may have moved it on since it was read. Catch up (one read of the later
+        events, usually none) and, if it moved, decide once more. Returns the state decided on,
+        the events, and the refusal that stands (``None``: the command goes through)."""
+        fresh = self.refresh(table_id)
+        if fresh.version == state.version:
+            return state, [], refusal
+        try:
+            return fresh, decide(fresh, command), None
+        except DomainError as again:
+            return fresh, [], again
 
     def _note_significant(self, events: Sequence[Event]) -> None:
         notes: list[Any] = []
@@ -355,37 +460,31 @@ class TableService:
         if self.refusing:
             log.warning("command_refused", reason=self.refusing)
             raise StoreUnverified(f"commands are refused: {self.refusing}")
-        state = initial = self.load(table_id)
-        start_version = state.version
-        decided: list[tuple[str, list[Event], TableState]] = []
-        round_ends: list[int] = []  # indices in ``decided`` of the commands that end a round
-        skipped: set[int] = set()
-        for index, (item, command_id) in enumerate(items):
-            try:
-                command = self._resolve(item, state)
-                if command is None:
-                    skipped.add(index)
-                    continue
-                events = decide(state, command)
-            except DomainError as error:
-                if self._recorded(table_id, command_id) is not None:
-                    return self._retried_batch(table_id, items, log)
-                log.info(
-                    "command_rejected",
-                    command=type(item).__name__,
-                    command_id=command_id,
-                    round=state.round.number if state.round else None,
-                    rule=error.rule,
-                    error=error.message,
-                )
-                raise
-            state = fold(events, state)
-            for e in events:
-                if e.type in _ROUND_ENDS:
-                    round_ends.append(len(decided))
-                    break
-            decided.append((command_id, events, state))
-            log.debug("command_decided", command=type(item).__name__, command_id=command_id)
+        initial = self._held(table_id)
+        decision = self._decide_batch(items, initial, log)
+        if decision.refused is not None:
+            # As for one command: the refusal stands only against the table as the store holds
+            # it now (another process may have moved it on): if it moved, decide once more.
+            fresh = self.refresh(table_id)
+            if fresh.version != initial.version:
+                initial = fresh
+                decision = self._decide_batch(items, initial, log)
+        if decision.refused is not None:
+            item, command_id, error, state = decision.refused
+            if self._recorded(table_id, command_id) is not None:
+                return self._retried_batch(table_id, items, log)
+            log.info(
+                "command_rejected",
+                command=type(item).__name__,
+                command_id=command_id,
+                round=state.round.number if state.round else None,
+                rule=error.rule,
+                error=error.message,
+            )
+            raise error
+        decided, round_ends, skipped = decision.decided, decision.round_ends, decision.skipped
+        start_version = initial.version
+        state = decided[-1][2] if decided else initial
         if not decided:  # every item was a deferred one with nothing to do
             return [CommandResult([], initial) for _ in items]
         batch = [
@@ -396,20 +495,23 @@ class TableService:
                 table_id, start_version, batch, checkpoint_after=round_ends
             )
         except ConcurrencyError:
-            self.forget(table_id)  # another writer moved the table on: reload next time
+            self._stale.add(table_id)  # another writer moved the table on: catch up next time
             log.warning("command_conflict", expected_version=start_version)
             raise
         except CommandsPartlyRecorded:
             return self._retried_batch(table_id, items, log)
-        if recorded[0][0].version != start_version + 1:
+        if not _wrote(
+            [e for events in recorded for e in events],
+            [e for _, events in batch for e in events],
+            start_version,
+        ):
             # Every command was already recorded: the store answered the first outcomes and
-            # wrote nothing. Reload, since our view of the table was stale.
-            self.forget(table_id)
+            # wrote nothing. Our view of the table was stale: catch it up.
             log.info("batch_replayed", events=sum(len(r) for r in recorded))
-            state = self.load(table_id)
+            state = self.refresh(table_id)
             done = [CommandResult(events, state, replayed=True) for events in recorded]
             return _with_skipped(len(items), skipped, done, initial)
-        self._tables[table_id] = state
+        self._keep(table_id, state)
         log.info(
             "batch_done",
             round=state.round.number if state.round else None,
@@ -422,6 +524,28 @@ class TableService:
             for events, (_, _, after) in zip(recorded, decided, strict=True)
         ]
         return _with_skipped(len(items), skipped, done, initial)
+
+    def _decide_batch(
+        self, items: Sequence[BatchItem], state: TableState, log: Any
+    ) -> _BatchDecision:
+        """Decide the batch's commands one after another from ``state``; stops at a refusal."""
+        decision = _BatchDecision()
+        for index, (item, command_id) in enumerate(items):
+            try:
+                command = self._resolve(item, state)
+                if command is None:
+                    decision.skipped.add(index)
+                    continue
+                events = decide(state, command)
+            except DomainError as error:
+                decision.refused = (item, command_id, error, state)
+                return decision
+            state = fold(events, state)
+            if any(e.type in _ROUND_ENDS for e in events):
+                decision.round_ends.append(len(decision.decided))
+            decision.decided.append((command_id, events, state))
+            log.debug("command_decided", command=type(item).__name__, command_id=command_id)
+        return decision
 
     def _resolve(self, item: BatchCommandItem, state: TableState) -> c.Command | None:
         """A batch item as the core's command: electronic draws read the source and the clock
@@ -450,13 +574,13 @@ class TableService:
         self, table_id: str, items: Sequence[BatchItem], log: Any
     ) -> list[CommandResult]:
         """Some commands of the batch are already recorded: answer their first events, and
-        append the others as one batch decided against the reloaded table."""
-        self.forget(table_id)
+        append the others as one batch decided against the table caught up."""
+        self._stale.add(table_id)
         earlier = {command_id: self._recorded(table_id, command_id) for _, command_id in items}
         new = [(item, command_id) for item, command_id in items if earlier[command_id] is None]
         log.info("batch_replayed", recorded=len(items) - len(new), new=len(new))
         fresh = iter(self.execute_batch(table_id, new) if new else [])
-        state = self.load(table_id)
+        state = self._held(table_id)
         results = []
         for _, command_id in items:
             events = earlier[command_id]
@@ -496,15 +620,30 @@ class TableService:
     ) -> CommandResult:
         earlier = self._recorded(table_id, command_id)
         if earlier is not None:
-            return CommandResult(earlier, self.load(table_id), replayed=True)
+            return CommandResult(earlier, self._replay_state(table_id, earlier), replayed=True)
         if self.source is None:
             raise DomainError("this table has no deck-and-dice source: report the deal instead")
-        state = self.load(table_id)
+        state = self._held(table_id)
+        if state.phase != phase:
+            state = self.refresh(table_id)  # another process may have moved the round on
         if state.phase != phase:
             # Drawing again after a crash would change a deal already recorded: refuse, naming
             # the state, exactly as the core refuses a command in the wrong state.
             raise DomainError(f"cannot draw now: the round is {state.phase}, not {phase}")
         return self.execute(table_id, build(self.source), command_id)
+
+
+def _wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:
+    """Whether an append at ``version`` wrote ``new``, or the store answered the events an earlier
+    append of the same command id recorded (a retry: nothing written). The version alone cannot
+    tell when the retry was decided on a stale state (another worker recorded the first try right
+    at that version): the payloads can, each being the whole event with its time (a retry
+    identical to the first, time included, folds to the same state either way)."""
+    if len(recorded) != len(new) or not recorded or recorded[0].version != version + 1:
+        return False
+    return all(
+        r.payload is n.payload or r.payload == n.payload for r, n in zip(recorded, new, strict=True)
+    )
 
 
 def _with_skipped(

@@ -19,9 +19,14 @@ Three runs per engine:
           once, a stress case; earlier runs started so, drifting apart as answers came late);
   max     closed loop, each client sends its next request as soon as the last one answers.
 
+``--workers N`` runs ``paigow serve --workers N`` (default 1: one process): each client's
+keep-alive connection stays on the worker that accepted it, so the tables are split between the
+workers as the kernel hands the connections out. The server CPU figure is then the parent's plus
+every worker's (the parent's children, read from /proc).
+
 Usage (repo root): ``.venv/bin/python benchmarks/bench_http.py [--rate 200] [--seconds 15]
 [--tables 8] [--engines sqlite,postgresql] [--arrivals poisson|staggered|lockstep]
-[--runs paced,max]``. Prints a table, then ONE JSON line.
+[--runs paced,max] [--workers 1]``. Prints a table, then ONE JSON line.
 """
 
 from __future__ import annotations
@@ -98,16 +103,25 @@ def database(engine: str, folder: Path) -> tuple[str, str | None]:
     return text, schema
 
 
-class Server:
-    """``paigow serve`` in its own process, as a casino runs it."""
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (field 3 of proc(5) is index 0)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
-    def __init__(self, url: str, folder: Path, key_file: Path) -> None:
+
+class Server:
+    """``paigow serve`` in its own process, as a casino runs it (``workers`` > 1: a supervisor
+    and that many worker processes)."""
+
+    def __init__(self, url: str, folder: Path, key_file: Path, workers: int = 1) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.workers = workers
         env = {**os.environ, "PAIGOW_SIGNING_KEY": str(key_file), "PAIGOW_LOG_FORMAT": "json"}
-        self.log = (folder / "serve.log").open("w")
+        log_path = folder / "serve.log"
+        self.log = log_path.open("w")
+        command = [str(PAIGOW), "serve", "--db", url, "--port", str(self.port), "--no-verify"]
         self.process = subprocess.Popen(
-            [str(PAIGOW), "serve", "--db", url, "--port", str(self.port), "--no-verify"],
+            [*command, "--workers", str(workers)],
             cwd=folder,
             stdout=subprocess.DEVNULL,
             stderr=self.log,
@@ -116,18 +130,42 @@ class Server:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
+                # Every worker up, not only the first: a late one would take no connection.
+                if (
+                    httpx.get(f"{self.base}/health", timeout=1).status_code == 200
+                    and log_path.read_text().count('"http_started"') >= workers
+                ):
                     return
             except httpx.TransportError:
                 pass
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start; see {folder / 'serve.log'}")
+                raise SystemExit(f"the server did not start; see {log_path}")
             time.sleep(0.1)
 
+    def _children(self) -> list[int]:
+        parent = str(self.process.pid)
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    if _stat(int(entry.name))[1] == parent:
+                        found.append(int(entry.name))
+                except OSError:  # ended meanwhile
+                    pass
+        return found
+
     def cpu_seconds(self) -> float:
-        """The server process's CPU time so far (user + system), from /proc."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """The server's CPU time so far (user + system), from /proc: the process itself, the
+        children it has waited for (a worker that ended) and its live children (the workers)."""
+        fields = _stat(self.process.pid)
+        ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))
+        for child in self._children():
+            try:
+                child_fields = _stat(child)
+            except OSError:
+                continue
+            ticks += int(child_fields[11]) + int(child_fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -356,7 +394,7 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         }
         store.close()
         baseline = service_baseline(url, key_file, args.seconds / 3)
-        server = Server(url, folder, key_file)
+        server = Server(url, folder, key_file, args.workers)
         try:
             out: dict[str, Any] = {"service": baseline}
             for mode, rate, tables in (
@@ -395,15 +433,26 @@ def main() -> int:
     parser.add_argument("--engines", default="sqlite,postgresql")
     parser.add_argument("--runs", default="paced,max", help="which HTTP runs: paced, max or both")
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes (paigow serve --workers N); the server CPU sums them",
+    )
+    parser.add_argument(
         "--arrivals",
         choices=("poisson", "staggered", "lockstep"),
         default="poisson",
         help="paced run: how the terminals' requests fall in time",
     )
     args = parser.parse_args()
+    if args.workers < 1:
+        parser.error("--workers must be 1 or more")
     configure_logging(level="warning")  # the baseline's service would log every command
     figures: dict[str, Any] = {}
-    print(f"{'engine':<11} {'run':<7} {'req/s':>7}  {'operation':<10} {'p50 ms':>7} {'p99 ms':>7}")
+    print(
+        f"{'engine':<11} {'workers':>7} {'run':<7} {'req/s':>7}  {'operation':<10} "
+        f"{'p50 ms':>7} {'p99 ms':>7}"
+    )
     for engine in args.engines.split(","):
         figures[engine] = bench(engine, args)
         for mode, result in figures[engine].items():
@@ -411,17 +460,19 @@ def main() -> int:
                 o = result[operation]
                 rate = result.get("requests_per_s")
                 shown = "-" if rate is None else f"{rate:.1f}"
+                # The in-process service baseline runs no server: no workers.
+                workers = "-" if mode == "service" else str(args.workers)
                 print(
-                    f"{engine:<11} {mode:<7} {shown:>7}  {operation:<10} "
+                    f"{engine:<11} {workers:>7} {mode:<7} {shown:>7}  {operation:<10} "
                     f"{o['p50_ms']:>7.2f} {o['p99_ms']:>7.2f}"
                 )
             if "server_cpu_ms_per_request" in result:
                 print(
-                    f"{engine:<11} {mode:<7} CPU a request: server "
+                    f"{engine:<11} {args.workers:>7} {mode:<7} CPU a request: server "
                     f"{result['server_cpu_ms_per_request']:.2f} ms, clients "
                     f"{result['client_cpu_ms_per_request']:.2f} ms"
                 )
-    print(json.dumps(figures))
+    print(json.dumps({"workers": args.workers, **figures}))
     return 0
 
 

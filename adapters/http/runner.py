@@ -7,8 +7,9 @@ and voids also write the ``system`` stream, so they take one more lock). Under t
 1. ``expected_version``, when given, must be the table's version; otherwise 409 with the current
    version, unless the ``Idempotency-Key`` is already recorded (a retry of a command that went
    through: its first events are the answer). Another process may have written (a second server
-   on the same database): the table is reloaded once before calling the caller stale, and the
-   store's own check catches the rest (``ConcurrencyError``, 409).
+   on the same database, another worker of ``paigow serve --workers N``): the table is caught up
+   once (the events after the version held) before calling the caller stale, and the store's own
+   check catches the rest (``ConcurrencyError``, 409).
 2. The service decides and appends, all or nothing. The ``Idempotency-Key`` is the command id: a
    key already recorded answers the events it recorded and writes nothing (the service and the
    store look it up only when needed, so a first try costs no extra query).
@@ -79,14 +80,15 @@ class CommandRunner:
         """
         with self.lock(table_id):
             if expected is not None and self.service.load(table_id).version != expected:
-                # A retry of a command that went through carries the version it was decided
-                # on: answer its first outcome before calling the caller stale.
-                earlier = self._replayed(table_id, key)
-                if earlier is not None:
-                    return earlier, True
-                self.service.forget(table_id)  # another process may have moved it: read again
-                current = self.service.load(table_id).version
+                # Another process may have moved the table on: catch up (only the later events)
+                # before calling the caller stale.
+                current = self.service.refresh(table_id).version
                 if current != expected:
+                    # A retry of a command that went through carries the version it was
+                    # decided on: answer its first outcome rather than a 409.
+                    earlier = self._replayed(table_id, key)
+                    if earlier is not None:
+                        return earlier, True
                     raise StaleVersion(expected, current)
             try:
                 result = self._execute(table_id, key, build, actor, electronic)
@@ -94,7 +96,7 @@ class CommandRunner:
                 if expected is not None:
                     raise
                 # No version pinned: the caller wants the command on the table as it is. The
-                # service dropped its stale copy; decide once more on the reloaded table.
+                # service marked its copy stale; decide once more on the table caught up.
                 result = self._execute(table_id, key, build, actor, electronic)
             except DomainError:
                 if self.service.load(table_id).table_id is None:

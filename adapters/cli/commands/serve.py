@@ -1,9 +1,10 @@
 """``paigow serve``: the HTTP API (docs/http.md) on uvicorn.
 
-``paigow serve [--db URL] [--host 127.0.0.1] [--port 8000]`` serves the API and its OpenAPI
-document (``/openapi.json``, ``/docs``); ``paigow serve --write-openapi docs/openapi.json`` writes
-the document and exits. Logs are structlog JSON lines on standard error unless
-``PAIGOW_LOG_FORMAT=console``.
+``paigow serve [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N]`` serves the API and its
+OpenAPI document (``/openapi.json``, ``/docs``); ``paigow serve --write-openapi
+docs/openapi.json`` writes the document and exits. Logs are structlog JSON lines on standard error
+unless ``PAIGOW_LOG_FORMAT=console``. ``--workers N`` (N > 1) runs N server processes on one port
+(uvicorn's supervisor; docs/http.md "Several worker processes").
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on")
     parser.add_argument(
+        "--workers",
+        type=_worker_count,
+        default=1,
+        metavar="N",
+        help="server processes sharing the port and the database (default 1)",
+    )
+    parser.add_argument(
         "--no-verify",
         action="store_true",
         help="do not verify the store at start (commands are refused while it fails)",
@@ -36,12 +44,26 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _worker_count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of processes from 1, not {text!r}"
+        )
+    return count
+
+
 def run(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
 
     configure_logging(fmt=os.environ.get("PAIGOW_LOG_FORMAT") or "json")
     if args.write_openapi is not None:
         return _write_openapi(args.write_openapi)
+    if args.workers > 1:
+        return _run_workers(args)
     import uvicorn
 
     from adapters.http.server import build_app
@@ -54,6 +76,44 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         log_level="warning",
         access_log=False,  # the service logs every command with structlog
+        lifespan="on",
+    )
+    return 0
+
+
+def _run_workers(args: argparse.Namespace) -> int:
+    """N worker processes on one socket, each with its own store connection and service
+    (adapters/http/server.py ``worker_app``); uvicorn's supervisor stops them all on SIGTERM."""
+    import uvicorn
+
+    from adapters.http.server import WORKER_APP, WORKER_DB_ENV, WORKER_VERIFY_ENV
+    from adapters.store import database_url, open_store
+
+    if database_url(args.db).drivername == "memory":
+        print(
+            "paigow: --workers needs a database the workers share: memory:// lives in one process",
+            file=sys.stderr,
+        )
+        return 2
+    # Open the store once here, before any worker: a new SQLite file is created (with its
+    # signing key) by one process, not raced by N, and a database at the wrong revision is one
+    # clear error instead of N workers failing to start.
+    open_store(args.db).close()
+    os.environ[WORKER_DB_ENV] = args.db or ""
+    os.environ[WORKER_VERIFY_ENV] = "0" if args.no_verify else "1"
+    print(
+        f"paigow: serving on http://{args.host}:{args.port} ({args.workers} workers)",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(
+        WORKER_APP,
+        factory=True,
+        workers=args.workers,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
         lifespan="on",
     )
     return 0
