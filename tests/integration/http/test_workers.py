@@ -21,28 +21,10 @@ from adapters.service import TableService, table_events
 from table_core.state import TableState
 from table_core.table import fold
 from tests.integration.backends import open_backend
+from tests.integration.counting_store import CountingStore
 from tests.integration.http.conftest import ROLES, START, TABLE, Api
 
 PLAYERS = (("ana", 20_000), ("bo", 10_000))
-
-
-class CountingStore:
-    """The store, with every ``read_stream`` call noted: (stream, after_version, events read)."""
-
-    def __init__(self, store: Any) -> None:
-        self.inner = store
-        self.reads: list[tuple[str, int, int]] = []
-
-    def read_stream(self, stream_id: str, after_version: int = 0) -> Any:
-        events = self.inner.read_stream(stream_id, after_version)
-        self.reads.append((stream_id, after_version, len(events)))
-        return events
-
-    def table_reads(self) -> list[tuple[int, int]]:
-        return [(after, n) for stream, after, n in self.reads if stream == TABLE]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgresql"])
@@ -51,7 +33,7 @@ def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Ap
     builds them), the same keys valid on both."""
     opener = open_backend(request.param, request, tmp_path)
     open_again = next(opener)
-    stores = [CountingStore(open_again()), CountingStore(open_again())]
+    stores = [CountingStore(open_again(), TABLE), CountingStore(open_again(), TABLE)]
     keys: KeyStore = key_store_for(stores[0].inner)
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
     apis = []

@@ -24,6 +24,7 @@ from table_core.events import Actor
 from table_core.ports import ConcurrencyError
 from table_core.state import TableState
 from table_core.table import fold
+from tests.integration.counting_store import CountingStore
 
 DEALER = Actor(id="dealer-7", role="dealer")
 FLOOR = Actor(id="floor-2", role="floor")
@@ -34,28 +35,9 @@ Factory = Callable[[], Any]
 Build = Callable[[TableService], c.Command]
 
 
-class CountingStore:
-    """The store, with every ``read_stream`` call noted: (stream, after_version, events read)."""
-
-    def __init__(self, store: Any) -> None:
-        self.inner = store
-        self.reads: list[tuple[str, int, int]] = []
-
-    def read_stream(self, stream_id: str, after_version: int = 0) -> Any:
-        events = self.inner.read_stream(stream_id, after_version)
-        self.reads.append((stream_id, after_version, len(events)))
-        return events
-
-    def table_reads(self) -> list[tuple[int, int]]:
-        return [(after, n) for stream, after, n in self.reads if stream == TABLE]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
 def service(store: Any, seed: int = 3, **kw: Any) -> TableService:
     return TableService(
-        CountingStore(store),
+        CountingStore(store, TABLE),
         clock=SteppingClock(START, timedelta(seconds=1)),
         source=SeededDeckAndDice(seed),
         **kw,
