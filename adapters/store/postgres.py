@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
     CheckpointMarks,
@@ -88,12 +90,9 @@ class PostgresEventStore(SqlEventStore):
     )
     QUEUE_NOT_EMPTY = "SELECT EXISTS (SELECT 1 FROM sequencer_queue)"
     # The common append as ONE call (migration 0005): the inserts, then the tail, in the
-    # statement's own transaction (the engine's connections are autocommit).
-    APPEND_CALL = (
-        "SELECT * FROM paigow_append(%b::text[], %b::int[], %b::text[], %b::int[], %b::text[], "
-        "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], "
-        "%b::text[], %b::text[], %b::int[], %b::int[])"
-    )
+    # statement's own transaction (the engine's connections are autocommit). The rows go as one
+    # JSON text: psycopg adapts fifteen arrays in Python at 20 times the cost.
+    APPEND_CALL = "SELECT * FROM paigow_append(%s::jsonb)"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -124,8 +123,11 @@ class PostgresEventStore(SqlEventStore):
                     and not self.faults.keys() & _PIPELINE_FAULTS
                 ):
                     rows = build_batch_rows(stream_id, known[0], known[1], commands)
-                    parameters = self._columns(stream_id, rows, commands)
-                    log = conn.execute(self.APPEND_CALL, parameters).fetchall()
+                    batch = {
+                        "events": rows,
+                        "commands": command_rows(stream_id, known[0], commands),
+                    }
+                    log = conn.execute(self.APPEND_CALL, (orjson.dumps(batch).decode(),)).fetchall()
                 else:
                     log, rows = self._append_in_pipeline(
                         conn, stream_id, expected_version, commands, marks
