@@ -62,7 +62,7 @@ class FastCommands:
             return
         table_id = scope["path"][len(_PREFIX) :].partition("/")[0]
         headers = _headers(scope)
-        body = await _read_body(receive)
+        messages, body = await _read_body(receive)
         parsed = None
         if headers is not None and body is not None:
             parsed = _command_of(route, table_id, headers, body)
@@ -81,7 +81,7 @@ class FastCommands:
                 await handler(None, exc)(scope, receive, send)
                 return
         if outcome is _HAND_OVER:
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, _replay(messages, receive), send)
             return
         records, replayed = outcome
         await answer(table_id, key, records, replayed)(scope, receive, send)
@@ -110,28 +110,26 @@ def _headers(scope: Scope) -> dict[bytes, bytes] | None:
     return found
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole body, or ``None`` if it is larger than a command's (or the client left)."""
-    chunks = []
+async def _read_body(receive: Receive) -> tuple[list[Message], bytes | None]:
+    """The messages read and the whole body; the body is ``None`` when it is larger than a
+    command's or the client left (the messages then go to FastAPI as they came)."""
+    messages: list[Message] = []
     size = 0
     while True:
         message = await receive()
+        messages.append(message)
         if message["type"] != "http.request":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
+            return messages, None
+        size += len(message.get("body", b""))
         if size > _MAX_BODY:
-            return None
-        chunks.append(chunk)
+            return messages, None
         if not message.get("more_body", False):
-            return b"".join(chunks)
+            return messages, b"".join(m.get("body", b"") for m in messages)
 
 
-def _replay(body: bytes | None, receive: Receive) -> Receive:
-    """``receive`` as if nothing had been read: the body first, then the connection's own."""
-    if body is None:  # unread past the limit or a disconnect: FastAPI meets it itself
-        return receive
-    pending = [{"type": "http.request", "body": body, "more_body": False}]
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    """``receive`` as if nothing had been read: the messages read first, then the connection's."""
+    pending = list(reversed(messages))
 
     async def replayed() -> Message:
         if pending:
