@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from cryptography.hazmat.primitives import serialization
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -379,13 +378,7 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         folder = Path(scratch)
         url, schema = database(engine, folder)
         key_file = folder / "signing.pem"
-        key_file.write_bytes(
-            Signer.generate().private_key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-        )
+        key_file.write_bytes(Signer.generate().private_pem())
         store = open_store(url, signing_key=key_file)
         keys = SqlKeyStore(store.engine)  # type: ignore[union-attr]
         now = datetime.now(UTC)

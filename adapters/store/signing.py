@@ -34,6 +34,14 @@ class Signer:
     def key_id(self) -> str:
         return key_id(self.public_raw)
 
+    def private_pem(self) -> bytes:
+        """The private key as an unencrypted PKCS#8 PEM file holds it (``from_pem`` reads it)."""
+        return self.private_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+
     def public_pem(self) -> bytes:
         return self.private_key.public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
@@ -67,11 +75,7 @@ def create_key_files(db_path: str | Path) -> Signer:
     """A fresh key for a new embedded database; the private file is readable by its owner only."""
     private_path, public_path = key_paths(db_path)
     signer = Signer.generate()
-    pem = signer.private_key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
+    pem = signer.private_pem()
     # O_EXCL: never overwrite a key that signed earlier checkpoints.
     descriptor = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "wb") as handle:

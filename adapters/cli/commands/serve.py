@@ -70,15 +70,19 @@ def run(args: argparse.Namespace) -> int:
 
     app = build_app(args.db, verify=not args.no_verify)
     print(f"paigow: serving on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level="warning",
-        access_log=False,  # the service logs every command with structlog
-        lifespan="on",
-    )
+    uvicorn.run(app, **_uvicorn_settings(args))
     return 0
+
+
+def _uvicorn_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What one process and N workers run with alike."""
+    return {
+        "host": args.host,
+        "port": args.port,
+        "log_level": "warning",
+        "access_log": False,  # the service logs every command with structlog
+        "lifespan": "on",
+    }
 
 
 def _run_workers(args: argparse.Namespace) -> int:
@@ -106,16 +110,7 @@ def _run_workers(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(
-        WORKER_APP,
-        factory=True,
-        workers=args.workers,
-        host=args.host,
-        port=args.port,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-    )
+    uvicorn.run(WORKER_APP, factory=True, workers=args.workers, **_uvicorn_settings(args))
     return 0
 
 

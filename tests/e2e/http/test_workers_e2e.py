@@ -21,7 +21,6 @@ from typing import Any
 
 import httpx
 import pytest
-from cryptography.hazmat.primitives import serialization
 
 from adapters.http.keys import key_store_for
 from adapters.store import migrate, open_store
@@ -85,13 +84,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
         url = request.getfixturevalue("pg_url")
         migrate.upgrade(url)
         key_file = tmp_path / "signing.pem"
-        key_file.write_bytes(
-            Signer.generate().private_key.private_bytes(
-                serialization.Encoding.PEM,
-                serialization.PrivateFormat.PKCS8,
-                serialization.NoEncryption(),
-            )
-        )
+        key_file.write_bytes(Signer.generate().private_pem())
         env["PAIGOW_SIGNING_KEY"] = str(key_file)
     store = open_store(url, signing_key=env.get("PAIGOW_SIGNING_KEY"))
     try:

@@ -50,15 +50,7 @@ def test_a_configured_key_wins_and_no_key_file_is_written(
 ) -> None:
     key_file = tmp_path / "casino-signing.pem"
     signer = Signer.generate()
-    from cryptography.hazmat.primitives import serialization
-
-    key_file.write_bytes(
-        signer.private_key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    key_file.write_bytes(signer.private_pem())
     monkeypatch.setenv(KEY_ENV, str(key_file))
     db = tmp_path / "configured.db"
     store = open_store(f"sqlite:///{db}")
