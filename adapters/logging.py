@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any
+import threading
+from typing import Any, TextIO
 
 import structlog
 
@@ -21,6 +22,25 @@ _LEVELS = {
     "warning": logging.WARNING,
     "error": logging.ERROR,
 }
+
+
+class LineLogger:
+    """structlog's ``PrintLogger``, but each line goes out in ONE write call. ``print`` writes the
+    text and its newline separately, and Python's stderr is unbuffered when it is a file or a pipe:
+    the lines of several processes sharing it (``paigow serve --workers N``) came out interleaved,
+    two JSON objects on one line. One write of a whole line is not split between processes."""
+
+    def __init__(self, file: TextIO, lock: threading.Lock) -> None:
+        self._file = file
+        self._lock = lock
+
+    def msg(self, message: str) -> None:
+        with self._lock:
+            self._file.write(message + "\n")
+            self._file.flush()
+
+    log = debug = info = warn = warning = err = error = critical = exception = msg
+    fatal = failure = msg
 
 
 def configure_logging(level: str | None = None, fmt: str | None = None) -> None:
@@ -43,9 +63,18 @@ def configure_logging(level: str | None = None, fmt: str | None = None) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level_name]),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_line_loggers(sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+def _line_loggers(file: TextIO) -> Any:
+    lock = threading.Lock()  # one for the stream: every logger writes through it
+
+    def factory(*_args: Any) -> LineLogger:
+        return LineLogger(file, lock)
+
+    return factory
 
 
 def get_logger(**bound: Any) -> Any:
