@@ -12,8 +12,9 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "house-ways.md"
 HEADER = """# House Ways: every clause id
 
 Generated from the code by `python scripts/gen_house_way_docs.py` (a test checks it is current);
-`paigow house-way clauses` prints the same table. The rule text is `../shared/RULES.md`, section
-House Way (R-HW-1..6); clause ids are stable: they are recorded in events and read by audits.
+`paigow house-way clauses` prints the same table. The rule text is the section "The House Way" of
+[rules.md](rules.md#the-house-way) (R-HW-1..6); clause ids are stable: they are recorded in events
+and read by audits.
 
 An id is `<house way>.<family>.<detail>`; the family is the R-HW-3 step that selected the hand
 (`five_aces`, `four_of_a_kind`, `straights`, `full_house`, `trips`, `three_pairs`, `two_pairs`,
