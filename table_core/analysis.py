@@ -35,7 +35,7 @@ from table_core.errors import ConfigurationError
 from table_core.hands import WheelRank, tables_for
 from table_core.house_ways import get_house_way
 from table_core.house_ways.shape import Candidate
-from table_core.rules import CommissionRules
+from table_core.rules import VARIANTS, CommissionRules, QueenHighPaiGow, Variant
 from table_core.settlement import (
     MainWagerSettlement,
     settle_main_wager,
@@ -43,10 +43,7 @@ from table_core.settlement import (
     settlement_table,
 )
 from table_core.variants import (
-    VARIANTS,
     Override,
-    QueenHighPaiGow,
-    Variant,
     no_commission,
     settle_main_wager_variant,
     variant_commission,

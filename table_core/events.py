@@ -32,8 +32,7 @@ from pydantic import (
 
 from table_core.cards import FULL_DECK, card_text
 from table_core.errors import DomainError
-from table_core.rules import TableRules
-from table_core.variants import Variant
+from table_core.rules import TableRules, Variant
 
 ActorRole = Literal["dealer", "floor", "player", "system", "cage"]
 

@@ -86,7 +86,7 @@ from table_core.events import (
 )
 from table_core.hands import five_card_strength, tables_for, two_card_strength
 from table_core.house_ways import get_house_way, set_hand
-from table_core.rules import SUPPORTED_VARIANTS, CommissionRules, TableRules
+from table_core.rules import SUPPORTED_VARIANTS, CommissionRules, TableRules, Variant
 from table_core.settlement import MainWagerSettlement, settlement_index, settlement_table
 from table_core.side_bets import (
     NOTHING,
@@ -109,7 +109,6 @@ from table_core.state import (
 )
 from table_core.variants import (
     Override,
-    Variant,
     settle_main_wager_variant,
     variant_commission,
     variant_override,
