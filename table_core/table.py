@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from table_core import commands as c
+from table_core._fast_events import trusted
 from table_core.banking import (
     SEAT_EMPTY,
     bank_eligibility,
@@ -82,7 +83,6 @@ from table_core.events import (
     TableOpened,
     VariantOverride,
     WagerReturned,
-    trusted,
 )
 from table_core.hands import five_card_strength, tables_for, two_card_strength
 from table_core.house_ways import get_house_way, set_hand
@@ -163,7 +163,7 @@ _TEXT = tuple(card_text(x) for x in FULL_DECK)
 _SOURCES = ("electronic", "live")
 _M = TypeVar("_M", bound=BaseModel)
 
-# The trusted constructors (events.trusted) of what decide builds, bound once.
+# The trusted constructors (_fast_events.trusted) of what decide builds, bound once.
 _new_bank_declined = trusted(BankDeclined)
 _new_bank_offered = trusted(BankOffered)
 _new_banker_hand_set = trusted(BankerHandSet)
@@ -188,9 +188,9 @@ _new_wager_returned = trusted(WagerReturned)
 
 
 def _trusted_if(ok: bool, cls: type[_M]) -> Callable[..., _M]:
-    """Events are built with ``trusted`` (events.py) from what decide computed; one that carries a
-    command's own value skips validation only when that value is already of the schema's type
-    (``ok``), so a float amount still fails validation as it always did."""
+    """Events are built with ``trusted`` (_fast_events.py) from what decide computed; one that
+    carries a command's own value skips validation only when that value is already of the schema's
+    type (``ok``), so a float amount still fails validation as it always did."""
     return trusted(cls) if ok else cls
 
 
