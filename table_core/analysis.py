@@ -18,8 +18,8 @@ Banking (R-BANK-1..5):
   does not co-bank.
 
 Hands are dealt by a trusted dealer, so the House Way runs directly (``HouseWay.setter``: its
-``decide`` on :func:`analyse`, memoised by rank pattern for the built-ins), without ``set_hand``'s
-re-validation of the cards (R-HW-5 is the House Ways' own tested promise).
+``decide`` on :func:`analyse`, memoised by rank pattern for the built-ins), without
+``set_by_house_way``'s re-validation of the cards (R-HW-5 is the House Ways' own tested promise).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.hands import five_card_strength, tables_for, two_card_strength
-from table_core.house_ways import get_house_way, set_hand
+from table_core.house_ways import get_house_way, set_by_house_way
 from table_core.rules import SUPPORTED_VARIANTS, CommissionRules, TableRules, Variant
 from table_core.settlement import MainWagerSettlement, settlement_index, settlement_table
 from table_core.side_bets import (
@@ -850,7 +850,7 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
     rules = r.rules.hand
     tables = tables_for(rules.wheel_rank)
     if cmd.back is None and cmd.front is None:
-        way = set_hand(seven, rules.house_way, tables)
+        way = set_by_house_way(seven, rules.house_way, tables)
         return [
             _new_hand_set(
                 table_id=s.table_id,
@@ -890,7 +890,7 @@ def _set_hand(s: TableState, cmd: c.SetHand) -> list[Event]:
         ]
     if rules.foul_policy == "forfeit":  # R-SET-2: the main wager loses
         return [_new_hand_forfeited(**env, back=_text(split.back), front=_text(split.front))]
-    way = set_hand(seven, rules.house_way, tables)  # R-SET-2 reset
+    way = set_by_house_way(seven, rules.house_way, tables)  # R-SET-2 reset
     assert way.rule is not None
     return [
         _new_foul_reset(
@@ -915,7 +915,7 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
         place = wager.place
         if place in r.played:
             continue
-        way = set_hand(r.hands[place], house_way, tables)
+        way = set_by_house_way(r.hands[place], house_way, tables)
         events.append(
             _new_hand_set(
                 table_id=table_id,
@@ -931,7 +931,7 @@ def _set_banker_hand(s: TableState, cmd: c.SetBankerHand) -> list[Event]:
                 rule=way.rule,
             )
         )
-    way = set_hand(r.hands[r.banker_place], house_way, tables)
+    way = set_by_house_way(r.hands[r.banker_place], house_way, tables)
     assert way.rule is not None
     events.append(
         _new_banker_hand_set(

@@ -1,6 +1,7 @@
 """The aggregate's cheaper paths (benchmarks/README.md, "Aggregate CPU (session 3)") give exactly
 what their definitions give: the deal's geometry, the commission game's settlement table, the
-wagers and played hands the fold builds, and the House Way ``set_hand`` keeps between calls."""
+wagers and played hands the fold builds, and the House Way ``set_by_house_way`` keeps between
+calls."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from table_core.dealing import (
     stack_for,
 )
 from table_core.hands import tables_for
-from table_core.house_ways import REGISTRY, fr, register, set_hand
+from table_core.house_ways import REGISTRY, fr, register, set_by_house_way
 from table_core.house_ways.shape import Shape, analyse
 from table_core.rules import CommissionRules
 from table_core.settlement import settlement_index
@@ -99,9 +100,9 @@ def test_set_hand_follows_a_house_way_registered_again_and_the_tables_given() ->
     seven = (0, 5, 18, 27, 33, 44, 52)
     try:
         register("cache_test", clauses, _renamed("cache_test.first"))
-        assert set_hand(seven, "cache_test").rule == "cache_test.first"
+        assert set_by_house_way(seven, "cache_test").rule == "cache_test.first"
         register("cache_test", clauses, _renamed("cache_test.second"))
-        assert set_hand(seven, "cache_test").rule == "cache_test.second"
+        assert set_by_house_way(seven, "cache_test").rule == "cache_test.second"
     finally:
         REGISTRY.pop("cache_test", None)
     rng = random.Random(8)
@@ -110,7 +111,7 @@ def test_set_hand_follows_a_house_way_registered_again_and_the_tables_given() ->
         for wheel in ("lowest", "second"):
             tables = tables_for(wheel)
             chosen, clause = fr.decide(analyse(cards, tables))
-            split = set_hand(cards, "fr", tables)
+            split = set_by_house_way(cards, "fr", tables)
             assert (sorted(split.back), sorted(split.front), split.rule) == (
                 sorted(chosen.back),
                 sorted(chosen.front),
