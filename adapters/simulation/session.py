@@ -31,7 +31,7 @@ from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
 from table_core.ports import RecordedEvent
 from table_core.rules import HouseRules, TableLimits, TableRules
 from table_core.side_bets import SideBetRules
-from table_core.state import TableState
+from table_core.table import TableState
 
 Banking = Literal["dealer", "rotating"]
 

@@ -28,8 +28,7 @@ from table_core.errors import DomainError
 from table_core.events import Actor
 from table_core.house_ways import set_by_house_way
 from table_core.ports import ConcurrencyError
-from table_core.state import TableState
-from table_core.table import fold
+from table_core.table import TableState, fold
 
 DEALER = Actor(id="dealer-7", role="dealer")
 FLOOR = Actor(id="floor-2", role="floor")

@@ -24,8 +24,7 @@ from table_core.events import (
     SeatResult,
     StackAssignment,
 )
-from table_core.state import TableState, fold
-from table_core.table import decide
+from table_core.table import TableState, decide, fold
 
 from . import conftest
 from .support import AT, DEALER, TABLE, Script, player
