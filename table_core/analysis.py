@@ -237,10 +237,10 @@ class _Moments:
         self.s = 0
         self.q = 0
 
-    def add(self, x: int) -> None:
+    def add(self, value: int) -> None:
         self.n += 1
-        self.s += x
-        self.q += x * x
+        self.s += value
+        self.q += value * value
 
     def interval(self, scale: float) -> list[float] | None:
         """95% interval of the mean of x / scale, or ``None`` under two rounds."""

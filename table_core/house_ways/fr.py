@@ -149,9 +149,9 @@ def _front(shape: Shape, first: Card, second: Card) -> Candidate:
     return shape.candidate((first, second))
 
 
-def _front_top(c: Candidate) -> int:
+def _front_top(candidate: Candidate) -> int:
     """Highest rank in a front (a pair's rank for a pair), from the packed front strength."""
-    return (c.front_strength >> 4) & 15
+    return (candidate.front_strength >> 4) & 15
 
 
 def _other_pair(shape: Shape) -> int:

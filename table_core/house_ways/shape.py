@@ -128,10 +128,10 @@ class Shape:
         """One card of ``rank`` (a real card before the joker)."""
         return self.groups[rank][0]
 
-    def highest_singles(self, n: int, exclude: Iterable[int] = ()) -> list[int]:
-        """The ``n`` highest single ranks, skipping ``exclude``."""
+    def highest_singles(self, count: int, exclude: Iterable[int] = ()) -> list[int]:
+        """The ``count`` highest single ranks, skipping ``exclude``."""
         skip = set(exclude)
-        return [r for r in self.singles if r not in skip][:n]
+        return [rank for rank in self.singles if rank not in skip][:count]
 
     # --- splits ---------------------------------------------------------------------------------
 

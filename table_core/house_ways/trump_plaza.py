@@ -216,13 +216,13 @@ def _trips_pair_front(shape: Shape, rank: int) -> Candidate | None:
     """
     joker_must_go_front = rank == ACE and shape.has_joker
 
-    def allowed(c: Candidate) -> bool:
-        a, b = c.front
-        if rank_of(a) != rank or rank_of(b) != rank:
+    def allowed(candidate: Candidate) -> bool:
+        first, second = candidate.front
+        if rank_of(first) != rank or rank_of(second) != rank:
             return False
-        return not joker_must_go_front or JOKER in c.front
+        return not joker_must_go_front or JOKER in candidate.front
 
-    return best(c for c in shape.straight_or_flush_splits() if allowed(c))
+    return best(split for split in shape.straight_or_flush_splits() if allowed(split))
 
 
 def _full_house(shape: Shape) -> Decision:

@@ -55,6 +55,7 @@ _text_of = _TEXT.__getitem__
 
 
 def texts(cards: Sequence[Card]) -> tuple[str, ...]:
+    """Cards as events hold them: canonical text (R-CARD-2)."""
     if len(cards) > 1:  # one C call (an itemgetter of one index answers the item, not a tuple)
         text: tuple[str, ...] = itemgetter(*cards)(_TEXT)
         return text
@@ -62,11 +63,13 @@ def texts(cards: Sequence[Card]) -> tuple[str, ...]:
 
 
 def require(actor: Actor, roles: frozenset[str], action: str) -> None:
+    """The actor's role is one of ``roles``, else :class:`NotAllowed`."""
     if actor.role not in roles:
         raise NotAllowed(f"a {actor.role} may not {action}")
 
 
 def require_player(actor: Actor, player_id: str, action: str) -> None:
+    """The player acts, or a dealer or the floor for them, else :class:`NotAllowed`."""
     if actor.role == "player" and actor.id == player_id:
         return
     if actor.role not in PLAYER_PROXIES:
@@ -74,6 +77,7 @@ def require_player(actor: Actor, player_id: str, action: str) -> None:
 
 
 def opened(state: TableState, action: str) -> TableRules:
+    """The open table's rules, else :class:`WrongState`."""
     if state.rules is None:
         raise WrongState(action, state.phase)
     return state.rules
@@ -92,13 +96,15 @@ def live_round(state: TableState, action: str, phase: str, other_phase: str = ""
 
 
 def player_seat(state: TableState, player_id: str) -> int:
-    for seat, seated in state.seats.items():  # s.seat_of(player_id), one call less
+    """The seat of a seated player, else :class:`DomainError`."""
+    for seat, seated in state.seats.items():  # state.seat_of(player_id), one call less
         if seated == player_id:
             return seat
     raise DomainError(f"player {player_id} is not seated at table {state.table_id}")
 
 
 def envelope(state: TableState, cmd: Command) -> dict[str, Any]:
+    """What every event of ``cmd`` carries: the table, the actor, the time, the round if any."""
     env: dict[str, Any] = {"table_id": state.table_id, "actor": cmd.actor, "at": cmd.at}
     if state.round is not None:
         env["round"] = state.round.number
