@@ -52,8 +52,7 @@ from table_core.ports import (
     NewEvent,
     RecordedEvent,
 )
-from table_core.state import TableState
-from table_core.table import decide, fold
+from table_core.table import TableState, decide, fold
 
 SYSTEM_ACTOR = Actor(id="paigow", role="system")
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service

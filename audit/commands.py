@@ -37,7 +37,7 @@ from table_core.events import (
     TableOpened,
     WagerReturned,
 )
-from table_core.state import TableState
+from table_core.table import TableState
 
 
 class NotRederivable(Exception):

@@ -44,8 +44,7 @@ from table_core.events import (
     SideBetSettled,
 )
 from table_core.rules import TableRules
-from table_core.state import TableState, fold
-from table_core.table import decide
+from table_core.table import TableState, decide, fold
 
 #: How many later events of a stream may wait for a missing one before it counts as removed.
 REORDER_WINDOW = 64

@@ -114,8 +114,12 @@ AREAS = (
     ("signed checkpoints (Ed25519)", "audit/chain.py", "_check_checkpoint"),
     ("payload -> event (pydantic validation)", "table_core/events.py", "parse_event"),
     ("row envelope vs payload", "audit/tables.py", "problems"),
-    ("decide again (table_core.table.decide, its events built)", "table_core/table.py", "decide"),
-    ("fold (table_core.state.fold)", "table_core/state.py", "fold"),
+    (
+        "decide again (table_core.table.decide, its events built)",
+        "table_core/table/__init__.py",
+        "decide",
+    ),
+    ("fold (table_core.state.fold)", "table_core/table/folding.py", "fold"),
     ("command read back from its events", "audit/commands.py", "command_of"),
     ("money ledger", "audit/rederive.py", "post"),
 )

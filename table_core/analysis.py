@@ -18,8 +18,8 @@ Banking (R-BANK-1..5):
   does not co-bank.
 
 Hands are dealt by a trusted dealer, so the House Way runs directly (``HouseWay.setter``: its
-``decide`` on :func:`analyse`, memoised by rank pattern for the built-ins), without ``set_hand``'s
-re-validation of the cards (R-HW-5 is the House Ways' own tested promise).
+``decide`` on :func:`analyse`, memoised by rank pattern for the built-ins), without
+``set_by_house_way``'s re-validation of the cards (R-HW-5 is the House Ways' own tested promise).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from table_core.errors import ConfigurationError
 from table_core.hands import WheelRank, tables_for
 from table_core.house_ways import get_house_way
 from table_core.house_ways.shape import Candidate
-from table_core.rules import CommissionRules
+from table_core.rules import VARIANTS, CommissionRules, QueenHighPaiGow, Variant
 from table_core.settlement import (
     MainWagerSettlement,
     settle_main_wager,
@@ -43,10 +43,7 @@ from table_core.settlement import (
     settlement_table,
 )
 from table_core.variants import (
-    VARIANTS,
     Override,
-    QueenHighPaiGow,
-    Variant,
     no_commission,
     settle_main_wager_variant,
     variant_commission,
@@ -240,10 +237,10 @@ class _Moments:
         self.s = 0
         self.q = 0
 
-    def add(self, x: int) -> None:
+    def add(self, value: int) -> None:
         self.n += 1
-        self.s += x
-        self.q += x * x
+        self.s += value
+        self.q += value * value
 
     def interval(self, scale: float) -> list[float] | None:
         """95% interval of the mean of x / scale, or ``None`` under two rounds."""

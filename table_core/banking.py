@@ -99,3 +99,12 @@ def banker_commission(player_share: int, rules: CommissionRules) -> int:
     if player_share <= 0:
         return 0
     return min(commission_due(player_share, "win", rules), player_share)
+
+
+def chips_held(balance: int, *, banks: bool, wagers: bool, fee_held: int) -> int:
+    """Of a player's ``balance``, the chips they may not cash out during a live round: all of it
+    when they bank it (R-BANK-3: it covers the round's wagers), else the fee due on their live
+    wager whatever its result (``fee_held``, R-PAY-2 ``flat_always``)."""
+    if banks:
+        return balance
+    return fee_held if wagers else 0

@@ -18,7 +18,12 @@ from pydantic import (
 
 from table_core.hands import WheelRank
 from table_core.side_bets.pay_tables import SideBetRules
-from table_core.variants import VARIANTS, QueenHighPaiGow, Variant
+
+#: R-VAR-1: the main-wager game a table deals (variants.py settles each).
+Variant = Literal["commission", "ez", "commission_free"]
+VARIANTS: tuple[Variant, ...] = ("commission", "ez", "commission_free")
+#: R-VAR-1 (ez): what a banker's queen-high pai gow does to every main wager.
+QueenHighPaiGow = Literal["push", "banker_wins"]
 
 CommissionMode = Literal["percent", "flat", "flat_always"]
 RoundingDirection = Literal["half_up", "up", "down"]

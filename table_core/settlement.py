@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from table_core.errors import DomainError
-from table_core.rules import CommissionRules
+from table_core.rules import CommissionRules, TableRules
 
 HandResult = Literal["win", "loss", "copy"]
 WagerResult = Literal["win", "push", "loss"]
@@ -46,6 +46,15 @@ def commission_due(wager: int, result: WagerResult, rules: CommissionRules) -> i
     return min(
         round_to_unit(wager * rules.rate_bp, 10_000, rules.rounding_unit, rules.rounding), wager
     )
+
+
+def fee_held(rules: TableRules) -> int:
+    """R-PAY-2 ``flat_always``: the fee due on a live wager whatever the result, which a player
+    must keep at hand. The variants without commission charge none (R-VAR-1)."""
+    commission = rules.hand.commission
+    if commission.mode == "flat_always" and rules.variant == "commission":
+        return commission.fee
+    return 0
 
 
 def compare(player: int, banker: int) -> HandResult:

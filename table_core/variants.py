@@ -17,23 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from table_core.cards import Card
 from table_core.errors import DomainError
+from table_core.rules import VARIANTS, CommissionRules, QueenHighPaiGow, Variant
+from table_core.settlement import MainWagerSettlement, settle_main_wager
 from table_core.side_bets.classifier import classify_hand
 from table_core.side_bets.lines import pai_gow_kind
 
-if TYPE_CHECKING:
-    from table_core.rules import CommissionRules
-    from table_core.settlement import MainWagerSettlement
-
-# ``table_core.rules`` may import ``Variant`` and ``QueenHighPaiGow`` from here for the rules
-# profile, and ``settlement`` imports ``rules``: so this module imports neither at load time.
-
-Variant = Literal["commission", "ez", "commission_free"]
-VARIANTS: tuple[Variant, ...] = ("commission", "ez", "commission_free")
-QueenHighPaiGow = Literal["push", "banker_wins"]
 Override = Literal["push", "banker_wins"]
 
 QUEEN, NINE = 12, 9
@@ -79,8 +71,6 @@ def variant_override(
 @cache
 def no_commission() -> CommissionRules:
     """A commission that is never charged: the variants without commission settle through it."""
-    from table_core.rules import CommissionRules
-
     return CommissionRules(mode="percent", rate_bp=0)
 
 
@@ -108,8 +98,6 @@ def settle_main_wager_variant(
     forfeited by a foul (R-SET-2) stays lost whatever the banker holds: it left play when it
     fouled, before the banker's hand could push it.
     """
-    from table_core.settlement import MainWagerSettlement, settle_main_wager
-
     if variant not in VARIANTS:
         raise DomainError(f"unknown variant: {variant}", rule="R-VAR-1")
     if override is not None and variant == "commission":

@@ -28,7 +28,7 @@ from adapters.http.models import (
 from table_core.cards import card_text
 from table_core.dealing import DEALER_PLACE
 from table_core.ports import RecordedEvent
-from table_core.state import RoundState, TableState
+from table_core.table.state import RoundState, TableState
 
 
 def _seat(place: int) -> int | None:

@@ -24,7 +24,7 @@ from table_core.errors import DomainError
 from table_core.events import Actor
 from table_core.rules import CommissionRules, HouseRules, TableLimits, TableRules
 from table_core.side_bets import ProgressiveLine, ProgressiveTable, SideBetRules
-from table_core.state import TableState
+from table_core.table import TableState
 
 FLOOR = Actor(id="floor-marie", role="floor")
 DEALER = Actor(id="dealer-lucas", role="dealer")

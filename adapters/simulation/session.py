@@ -27,11 +27,11 @@ from adapters.service import BatchItem, Deferred, ElectronicDeal, ElectronicDice
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.hands import tables_for
-from table_core.house_ways import BUILT_IN, get_house_way, set_hand
+from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
 from table_core.ports import RecordedEvent
 from table_core.rules import HouseRules, TableLimits, TableRules
 from table_core.side_bets import SideBetRules
-from table_core.state import TableState
+from table_core.table import TableState
 
 Banking = Literal["dealer", "rotating"]
 
@@ -282,7 +282,7 @@ class Session:
             at = self.service.now()
             if strategy == "house_way":
                 return c.SetHand(player_id=player, actor=actor, at=at)
-            split = set_hand(r.hands[seat], strategy, self._tables)
+            split = set_by_house_way(r.hands[seat], strategy, self._tables)
             return c.SetHand(
                 player_id=player, back=split.back, front=split.front, actor=actor, at=at
             )

@@ -1,10 +1,11 @@
 """House Ways (R-HW-1..6): named, pure, deterministic rules that set seven cards.
 
 Each House Way is a module with ``NAME``, ``CLAUSES`` (clause id -> what it says, in rule order)
-and ``decide(shape) -> (Candidate, clause id)``; :func:`set_hand` validates the cards, runs the
-House Way and checks that its split is legal (R-HW-5). ``REGISTRY`` maps names to modules; a
-casino's own House Way is one more module registered with :func:`register`. The built-ins are
-memoised by rank pattern (``house_ways.memo``), which gives exactly what their ``decide`` gives.
+and ``decide(shape) -> (Candidate, clause id)`` (``shape.by_family``: the clause family picks the
+module's rule); :func:`set_by_house_way` validates the cards, runs the House Way and checks that
+its split is legal (R-HW-5). ``REGISTRY`` maps names to modules; a casino's own House Way is one
+more module registered with :func:`register`. The built-ins are memoised by rank pattern
+(``house_ways.memo``), which gives exactly what their ``decide`` gives.
 """
 
 from __future__ import annotations
@@ -76,13 +77,16 @@ def get_house_way(name: str) -> HouseWay:
     return REGISTRY[name]
 
 
-#: Per House Way name, the way, the tables and the setter ``set_hand`` last used (a table sets
-#: seven hands a round with the same three).
+#: Per House Way name, the way, the tables and the setter ``set_by_house_way`` last used (a table
+#: sets seven hands a round with the same three).
 _SETTERS: dict[str, tuple[HouseWay, FiveCardTables | None, SetCards]] = {}
 
 
-def set_hand(cards: Sequence[Card], house_way: str, tables: FiveCardTables | None = None) -> Split:
-    """Set seven cards by ``house_way``: the split and the id of the clause that decided it."""
+def set_by_house_way(
+    cards: Sequence[Card], house_way: str, tables: FiveCardTables | None = None
+) -> Split:
+    """Set seven cards by ``house_way``: the split and the id of the clause that decided it (the
+    House Way's own setting, R-HW-1; a player's own split is the table's ``SetHand`` command)."""
     if len(cards) != 7:
         raise CardError(f"a House Way sets 7 cards, got {len(cards)}")
     check_distinct(cards)

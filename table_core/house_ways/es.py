@@ -16,16 +16,15 @@ Readings where RULES.md is silent (also written in the clause texts below):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from table_core.cards import ACE, rank_of
 from table_core.house_ways.shape import (
     JACK,
     KING,
     Candidate,
+    Decision,
     Shape,
     best,
-    family,
+    by_family,
     front_of,
     pair_front,
     two_highest_front,
@@ -119,8 +118,6 @@ REDIRECTS: dict[str, frozenset[str]] = {
     "one_pair": frozenset(),
     "no_pair": frozenset(),
 }
-
-Decision = tuple[Candidate, str]
 
 
 def _ace_with_highest_single(shape: Shape) -> Candidate:
@@ -224,19 +221,5 @@ def _no_pair(shape: Shape) -> Decision:
     return shape.candidate((cards[1], cards[2])), "es.no_pair.default"
 
 
-_BY_FAMILY: dict[str, Callable[[Shape], Decision]] = {
-    "five_aces": _five_aces,
-    "four_of_a_kind": _four_of_a_kind,
-    "straights": _straights,
-    "full_house": _full_house,
-    "trips": _trips,
-    "three_pairs": _three_pairs,
-    "two_pairs": _two_pairs,
-    "one_pair": _one_pair,
-    "no_pair": _no_pair,
-}
-
-
-def decide(shape: Shape) -> Decision:
-    """The es split of ``shape`` and the id of the clause that decided it (R-HW-3)."""
-    return _BY_FAMILY[family(shape)](shape)
+#: R-HW-3: the family of the shape picks its rule, the ``_<family>`` function above.
+decide = by_family(NAME, globals())

@@ -11,16 +11,14 @@ golden vectors do not depend on the order in which candidates were built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from table_core.cards import ACE, rank_of
 from table_core.house_ways.shape import (
     JACK,
     KING,
-    Candidate,
+    Decision,
     Shape,
     best,
-    family,
+    by_family,
     front_of,
     pair_front,
     singles_front,
@@ -130,8 +128,6 @@ REDIRECTS: dict[str, frozenset[str]] = {
 }
 
 SEVEN, TEN = 7, 10
-
-Decision = tuple[Candidate, str]
 
 
 # --- choosing among allowed splits (R-HW-4) ------------------------------------------------------
@@ -249,19 +245,5 @@ def _no_pair(shape: Shape) -> Decision:
     return shape.candidate(shape.cards[1:3]), _P + "no_pair.default"
 
 
-_BY_FAMILY: dict[str, Callable[[Shape], Decision]] = {
-    "five_aces": _five_aces,
-    "four_of_a_kind": _four_of_a_kind,
-    "straights": _straights,
-    "full_house": _full_house,
-    "trips": _trips,
-    "three_pairs": _three_pairs,
-    "two_pairs": _two_pairs,
-    "one_pair": _one_pair,
-    "no_pair": _no_pair,
-}
-
-
-def decide(shape: Shape) -> Decision:
-    """The Foxwoods split of ``shape`` and the id of the clause that decided it (R-HW-3)."""
-    return _BY_FAMILY[family(shape)](shape)
+#: R-HW-3: the family of the shape picks its rule, the ``_<family>`` function above.
+decide = by_family(NAME, globals())

@@ -24,17 +24,16 @@ Readings where RULES.md leaves a doubt (the golden vectors say the same in their
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from table_core.cards import ACE, Card
 from table_core.hands import ROYAL_ORDER, STRAIGHT_FLUSH
 from table_core.house_ways.shape import (
     JACK,
     KING,
     Candidate,
+    Decision,
     Shape,
     best,
-    family,
+    by_family,
     front_of,
     pair_front,
     singles_front,
@@ -142,8 +141,6 @@ REDIRECTS: dict[str, frozenset[str]] = {
     "no_pair": frozenset(),
 }
 
-Decision = tuple[Candidate, str]
-
 
 # --- small helpers ----------------------------------------------------------------------------
 
@@ -152,9 +149,9 @@ def _front(shape: Shape, first: Card, second: Card) -> Candidate:
     return shape.candidate((first, second))
 
 
-def _front_top(c: Candidate) -> int:
+def _front_top(candidate: Candidate) -> int:
     """Highest rank in a front (a pair's rank for a pair), from the packed front strength."""
-    return (c.front_strength >> 4) & 15
+    return (candidate.front_strength >> 4) & 15
 
 
 def _other_pair(shape: Shape) -> int:
@@ -271,19 +268,5 @@ def _five_aces(shape: Shape) -> Decision:
     return pair_front(shape, ACE), "fr.five_aces.split"
 
 
-_BY_FAMILY: dict[str, Callable[[Shape], Decision]] = {
-    "five_aces": _five_aces,
-    "four_of_a_kind": _four_of_a_kind,
-    "straights": _straights,
-    "full_house": _full_house,
-    "trips": _trips,
-    "three_pairs": _three_pairs,
-    "two_pairs": _two_pairs,
-    "one_pair": _one_pair,
-    "no_pair": _no_pair,
-}
-
-
-def decide(shape: Shape) -> Decision:
-    """The ``fr`` split of ``shape`` and the id of the clause that decided it (R-HW-3)."""
-    return _BY_FAMILY[family(shape)](shape)
+#: R-HW-3: the family of the shape picks its rule, the ``_<family>`` function above.
+decide = by_family(NAME, globals())

@@ -24,9 +24,8 @@ from typing import Any
 
 from table_core.cards import Card
 from table_core.hands import FiveCardTables, tables_for
-from table_core.house_ways.shape import Candidate, Shape, analyse
+from table_core.house_ways.shape import Candidate, Decision, Shape, analyse
 
-Decision = tuple[Candidate, str]
 Decide = Callable[[Shape], Decision]
 SetCards = Callable[[Sequence[Card]], Decision]
 

@@ -9,13 +9,14 @@ is one new module of clause logic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from table_core.cards import ACE, JOKER, Card, rank_of
+from table_core.errors import ConfigurationError
 from table_core.hands import (
     CARD_PRIME,
     FLUSH,
@@ -127,10 +128,10 @@ class Shape:
         """One card of ``rank`` (a real card before the joker)."""
         return self.groups[rank][0]
 
-    def highest_singles(self, n: int, exclude: Iterable[int] = ()) -> list[int]:
-        """The ``n`` highest single ranks, skipping ``exclude``."""
+    def highest_singles(self, count: int, exclude: Iterable[int] = ()) -> list[int]:
+        """The ``count`` highest single ranks, skipping ``exclude``."""
         skip = set(exclude)
-        return [r for r in self.singles if r not in skip][:n]
+        return [rank for rank in self.singles if rank not in skip][:count]
 
     # --- splits ---------------------------------------------------------------------------------
 
@@ -369,3 +370,30 @@ def family(shape: Shape) -> str:
 def clause_family(clause: str) -> str:
     """The family part of a clause id (``fr.two_pairs.split_aces`` -> ``two_pairs``)."""
     return clause.split(".")[1]
+
+
+# --- R-HW-3: one House Way's decision, by family ----------------------------------------------
+
+#: A House Way's answer: the split (as a candidate) and the id of the clause that decided it.
+Decision = tuple[Candidate, str]
+
+
+def by_family(name: str, rules: Mapping[str, Any]) -> Callable[[Shape], Decision]:
+    """The ``decide`` of House Way ``name``, the one family dispatch every House Way shares: the
+    clause family R-HW-3 selects for the shape (:func:`family`) picks the House Way's rule for it.
+
+    ``rules`` is the House Way module's namespace (``globals()``): each family's rule is its
+    function ``_<family>`` (``_five_aces``, ``_four_of_a_kind`` ... ``_no_pair``), one per family
+    of :data:`FAMILIES`."""
+    missing = [each for each in FAMILIES if not callable(rules.get(f"_{each}"))]
+    if missing:
+        raise ConfigurationError(f"House Way {name} has no rule for {', '.join(missing)}", "R-HW-3")
+    rule_of: Callable[[str], Callable[[Shape], Decision]] = {
+        each: rules[f"_{each}"] for each in FAMILIES
+    }.__getitem__
+
+    def decide(shape: Shape) -> Decision:
+        return rule_of(family(shape))(shape)
+
+    decide.__doc__ = f"The {name} split of ``shape`` and the id of the clause that decided it."
+    return decide

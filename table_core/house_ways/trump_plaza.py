@@ -9,21 +9,20 @@ Every clause answers one stable id from :data:`CLAUSES`. Most hands are decided 
 with one evaluated candidate; only straight and flush hands enumerate splits (cached in the shape).
 Every split below is legal by construction (a pair or better back against an unpaired front, a
 higher or equal pair back against a front pair, a straight or flush back), so no clause needs a
-foul fallback; ``set_hand`` still checks R-HW-5 on every hand.
+foul fallback; ``set_by_house_way`` still checks R-HW-5 on every hand.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from table_core.cards import ACE, JOKER, rank_of
 from table_core.hands import front_is_pair
 from table_core.house_ways.shape import (
     KING,
     Candidate,
+    Decision,
     Shape,
     best,
-    family,
+    by_family,
     pair_front,
     singles_front,
 )
@@ -140,7 +139,6 @@ REDIRECTS: dict[str, frozenset[str]] = {
     "no_pair": frozenset(),
 }
 
-Decision = tuple[Candidate, str]
 
 # Rank groups of the published way: low 2-6, medium 7-10, high J-K, aces apart.
 _LOW, _MEDIUM, _HIGH, _ACES = 0, 1, 2, 3
@@ -218,13 +216,13 @@ def _trips_pair_front(shape: Shape, rank: int) -> Candidate | None:
     """
     joker_must_go_front = rank == ACE and shape.has_joker
 
-    def allowed(c: Candidate) -> bool:
-        a, b = c.front
-        if rank_of(a) != rank or rank_of(b) != rank:
+    def allowed(candidate: Candidate) -> bool:
+        first, second = candidate.front
+        if rank_of(first) != rank or rank_of(second) != rank:
             return False
-        return not joker_must_go_front or JOKER in c.front
+        return not joker_must_go_front or JOKER in candidate.front
 
-    return best(c for c in shape.straight_or_flush_splits() if allowed(c))
+    return best(split for split in shape.straight_or_flush_splits() if allowed(split))
 
 
 def _full_house(shape: Shape) -> Decision:
@@ -279,19 +277,5 @@ def _no_pair(shape: Shape) -> Decision:
     )
 
 
-_BY_FAMILY: dict[str, Callable[[Shape], Decision]] = {
-    "five_aces": _five_aces,
-    "four_of_a_kind": _four_of_a_kind,
-    "straights": _straights,
-    "full_house": _full_house,
-    "trips": _trips,
-    "three_pairs": _three_pairs,
-    "two_pairs": _two_pairs,
-    "one_pair": _one_pair,
-    "no_pair": _no_pair,
-}
-
-
-def decide(shape: Shape) -> Decision:
-    """The Trump Plaza split of ``shape`` and the id of the clause that decided it (R-HW-3)."""
-    return _BY_FAMILY[family(shape)](shape)
+#: R-HW-3: the family of the shape picks its rule, the ``_<family>`` function above.
+decide = by_family(NAME, globals())

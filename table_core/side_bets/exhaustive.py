@@ -55,11 +55,11 @@ def suit_patterns(counts: tuple[int, ...]) -> tuple[SuitPattern, ...]:
     """Suit classes of a rank multiset given as counts of its ranks, lowest rank first."""
     patterns: list[SuitPattern] = []
 
-    def walk(i: int, blocks: list[tuple[int, ...]], suits: tuple[int, ...], mult: int) -> None:
-        if i == len(counts):
+    def walk(rank: int, blocks: list[tuple[int, ...]], suits: tuple[int, ...], mult: int) -> None:
+        if rank == len(counts):
             patterns.append((suits, mult))
             return
-        for taken in _splits(counts[i], [len(b) for b in blocks]):
+        for taken in _splits(counts[rank], [len(block) for block in blocks]):
             chosen: tuple[int, ...] = ()
             refined: list[tuple[int, ...]] = []
             weight = mult
@@ -67,7 +67,7 @@ def suit_patterns(counts: tuple[int, ...]) -> tuple[SuitPattern, ...]:
                 chosen += block[:k]
                 weight *= comb(len(block), k)
                 refined += [part for part in (block[:k], block[k:]) if part]
-            walk(i + 1, refined, suits + chosen, weight)
+            walk(rank + 1, refined, suits + chosen, weight)
 
     walk(0, [(0, 1, 2, 3)], (), 1)
     return tuple(patterns)

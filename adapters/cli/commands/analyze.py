@@ -18,7 +18,7 @@ from adapters.cli.progress import Progress
 from table_core.analysis import EdgeSettings, RoundPlayer, Tally
 from table_core.cards import FULL_DECK
 from table_core.house_ways import BUILT_IN
-from table_core.variants import VARIANTS
+from table_core.rules import VARIANTS
 
 HAND = 7
 MAX_PLAYERS = 6  # R-DEAL-1: six player seats

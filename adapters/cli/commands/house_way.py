@@ -11,7 +11,7 @@ from typing import Any
 
 from adapters.cli.progress import Progress
 from table_core.cards import FULL_DECK, cards_text
-from table_core.house_ways import BUILT_IN, get_house_way, set_hand
+from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
 from table_core.rules import DEFAULT_HOUSE_WAY
 from table_core.split import Split
 
@@ -68,10 +68,10 @@ def collect_stats(
     progress = Progress(hands, f"house-way {house_way}")
     for done in range(1, hands + 1):
         cards = rng.sample(FULL_DECK, 7)
-        split = set_hand(cards, house_way)
+        split = set_by_house_way(cards, house_way)
         counts[split.rule or ""] += 1
         if compare:
-            other = set_hand(cards, compare)
+            other = set_by_house_way(cards, compare)
             if (set(other.back), set(other.front)) != (set(split.back), set(split.front)):
                 different += 1
                 if len(shown) < examples:

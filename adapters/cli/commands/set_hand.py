@@ -9,7 +9,7 @@ from typing import Any
 from adapters.cli.lines import run_lines
 from table_core.cards import cards_text, parse_cards
 from table_core.hands import WHEEL_RANKS, WheelRank, tables_for
-from table_core.house_ways import BUILT_IN, get_house_way, set_hand
+from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
 from table_core.rules import DEFAULT_HOUSE_WAY
 
 
@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
 
 def set_hand_line(text: str, house_way: str, wheel: WheelRank) -> dict[str, Any]:
     cards = parse_cards(text, 7)
-    split = set_hand(cards, house_way, tables_for(wheel))
+    split = set_by_house_way(cards, house_way, tables_for(wheel))
     return {
         "cards": cards_text(cards),
         "back": cards_text(split.back),

@@ -12,7 +12,7 @@ from adapters.cli.lines import LineError, parse_json_object, run_lines
 from table_core.cards import Card, cards_text, check_distinct, parse_cards
 from table_core.errors import ConfigurationError, FoulError
 from table_core.hands import WHEEL_RANKS, tables_for
-from table_core.house_ways import get_house_way, set_hand
+from table_core.house_ways import get_house_way, set_by_house_way
 from table_core.rules import DEFAULT_HOUSE_WAY, CommissionRules, HouseRules
 from table_core.settlement import settle_main_wager
 from table_core.split import Split, make_split, value_split
@@ -88,7 +88,7 @@ def settle_request(request: dict[str, Any], rules: HouseRules) -> dict[str, Any]
     fouled = not player_value.legal
     out: dict[str, Any] = {}
     if fouled and rules.foul_policy == "reset":  # R-SET-2: the House Way re-sets it
-        reset = set_hand(player.cards, rules.house_way, tables)
+        reset = set_by_house_way(player.cards, rules.house_way, tables)
         player_value = value_split(reset, tables)
         out["reset"] = {
             "back": cards_text(reset.back),

@@ -18,8 +18,7 @@ from adapters.http.app import create_app
 from adapters.http.keys import KeyStore, key_store_for
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService, table_events
-from table_core.state import TableState
-from table_core.table import fold
+from table_core.table import TableState, fold
 from tests.integration.backends import open_backend
 from tests.integration.counting_store import CountingStore
 from tests.integration.http.conftest import ROLES, START, TABLE, Api

@@ -24,8 +24,7 @@ from table_core.events import Actor, BankOffered
 from table_core.rules import TableRules
 from table_core.side_bets import SideBetRules
 from table_core.side_bets.pay_tables import PROGRESSIVE_EXAMPLE
-from table_core.state import TableState
-from table_core.table import decide
+from table_core.table import TableState, decide
 
 from .support import report
 

@@ -26,10 +26,9 @@ from adapters.service import (
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor
-from table_core.house_ways import set_hand
+from table_core.house_ways import set_by_house_way
 from table_core.ports import ConcurrencyError
-from table_core.state import TableState
-from table_core.table import fold
+from table_core.table import TableState, fold
 
 DEALER = Actor(id="dealer-7", role="dealer")
 FLOOR = Actor(id="floor-2", role="floor")
@@ -63,7 +62,7 @@ def own_split(player_id: str, house_way: str) -> Deferred:
         assert state.round is not None
         seat = state.seat_of(player_id)
         assert seat is not None
-        split = set_hand(state.round.hands[seat], house_way)
+        split = set_by_house_way(state.round.hands[seat], house_way)
         return c.SetHand(
             player_id=player_id, back=split.back, front=split.front, actor=DEALER, at=START
         )

@@ -22,8 +22,7 @@ from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor
 from table_core.ports import ConcurrencyError
-from table_core.state import TableState
-from table_core.table import fold
+from table_core.table import TableState, fold
 from tests.integration.counting_store import CountingStore
 
 DEALER = Actor(id="dealer-7", role="dealer")

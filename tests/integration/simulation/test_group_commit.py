@@ -14,7 +14,7 @@ from adapters.service import TableService
 from adapters.simulation import Session, Settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
-from table_core.state import TableState
+from table_core.table import TableState
 
 START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
 ROUNDS = 23  # batches of 7: 7, 7, 7 and a last, shorter one of 2

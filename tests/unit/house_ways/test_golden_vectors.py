@@ -15,7 +15,7 @@ import pytest
 
 from table_core.cards import JOKER, parse_cards, rank_of
 from table_core.hands import five_card_strength, two_card_strength
-from table_core.house_ways import BUILT_IN, get_house_way, set_hand
+from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -42,7 +42,7 @@ def test_house_way_sets_golden_hand(house_way: str, vector: dict[str, str]) -> N
     cards = parse_cards(vector["cards"], 7)
     back, front = parse_cards(vector["back"], 5), parse_cards(vector["front"], 2)
     assert sorted(back + front) == sorted(cards), "vector's split must use its seven cards"
-    split = set_hand(cards, house_way)
+    split = set_by_house_way(cards, house_way)
     assert split.rule == vector["rule"]
     assert _ranks(list(split.front)) == _ranks(front)
     assert two_card_strength(split.front) == two_card_strength(front)

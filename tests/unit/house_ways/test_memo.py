@@ -16,7 +16,7 @@ import pytest
 
 from table_core.cards import FULL_DECK, JOKER, Card
 from table_core.hands import WHEEL_RANKS, WheelRank, tables_for
-from table_core.house_ways import BUILT_IN, HouseWay, get_house_way, set_hand
+from table_core.house_ways import BUILT_IN, HouseWay, get_house_way, set_by_house_way
 from table_core.house_ways.memo import memoised, rank_pattern
 from table_core.house_ways.shape import _holds_straight_or_flush, analyse
 
@@ -101,7 +101,7 @@ def test_shared_memo_through_set_hand_and_the_registry() -> None:
             way = get_house_way(name)
             chosen, clause = way.decide(analyse(cards, tables_for("second")))
             assert way.setter()(cards) == (chosen, clause)
-            split = set_hand(cards, name)
+            split = set_by_house_way(cards, name)
             assert (sorted(split.back), sorted(split.front), split.rule) == (
                 sorted(chosen.back),
                 sorted(chosen.front),

@@ -7,10 +7,9 @@ import pytest
 from table_core.cards import parse_cards
 from table_core.errors import DomainError
 from table_core.hands import five_card_strength, two_card_strength
-from table_core.rules import CommissionRules
+from table_core.rules import CommissionRules, Variant
 from table_core.variants import (
     Override,
-    Variant,
     is_nine_high_front,
     is_queen_high_pai_gow,
     settle_main_wager_variant,

@@ -1,6 +1,6 @@
 """Every event ``decide`` emits in these tests is checked against the schema's own validation.
 
-``decide`` builds its events with ``table_core.events.trusted`` (no validation, see
+``decide`` builds its events with ``table_core._fast_events.trusted`` (no validation, see
 docs/events.md, "Decisions"). This fixture wraps ``decide`` wherever the table tests call it
 (scripted rounds, random sessions, refusals) so that a trusted event that validation would build
 differently, or refuse, or whose ``event_to_dict`` differs from pydantic's own JSON-mode dump,

@@ -1,6 +1,7 @@
 """The aggregate's cheaper paths (benchmarks/README.md, "Aggregate CPU (session 3)") give exactly
 what their definitions give: the deal's geometry, the commission game's settlement table, the
-wagers and played hands the fold builds, and the House Way ``set_hand`` keeps between calls."""
+wagers and played hands the fold builds, and the House Way ``set_by_house_way`` keeps between
+calls."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from table_core import state, table
 from table_core.cards import FULL_DECK
 from table_core.dealing import (
     ASSIGNMENT_ORDER,
@@ -21,11 +21,12 @@ from table_core.dealing import (
     stack_for,
 )
 from table_core.hands import tables_for
-from table_core.house_ways import REGISTRY, fr, register, set_hand
+from table_core.house_ways import REGISTRY, fr, register, set_by_house_way
 from table_core.house_ways.shape import Shape, analyse
 from table_core.rules import CommissionRules
 from table_core.settlement import settlement_index
-from table_core.state import PlayedHand, Wager
+from table_core.table import folding, settling
+from table_core.table.state import PlayedHand, Wager
 from table_core.variants import settle_main_wager_variant
 
 RULES = [
@@ -58,8 +59,8 @@ def test_a_deck_is_cut_by_the_stack_slices_into_seven_stacks_of_seven() -> None:
 def test_the_table_settles_a_commission_wager_as_the_variant_function_does(
     rules: CommissionRules, amount: int
 ) -> None:
-    settlements = table._settlements(amount, rules)
-    assert table._settlements(amount, rules) is settlements  # kept for the next round
+    settlements = settling._settlements(amount, rules)
+    assert settling._settlements(amount, rules) is settlements  # kept for the next round
     strengths = [0, 1, 300, (1 << 20) + 1]
     for pb in strengths:
         for pf in strengths:
@@ -70,16 +71,16 @@ def test_the_table_settles_a_commission_wager_as_the_variant_function_does(
 
 
 def test_a_wager_the_fold_builds_is_the_dataclass_and_the_kept_ones_are_bounded() -> None:
-    wager = state._wager(3, "ana", 2_500, 4)
+    wager = folding._wager(3, "ana", 2_500, 4)
     assert wager == Wager(3, "ana", 2_500, 4) and repr(wager) == repr(Wager(3, "ana", 2_500, 4))
-    assert state._wager(3, "ana", 2_500, 4) is wager  # immutable, so shared
+    assert folding._wager(3, "ana", 2_500, 4) is wager  # immutable, so shared
     for amount in range(1, 5_000):
-        state._wager(3, "ana", amount, 4)
-    assert len(state._WAGERS) <= 4_096
+        folding._wager(3, "ana", amount, 4)
+    assert len(folding._WAGERS) <= 4_096
 
 
 def test_a_played_hand_the_fold_builds_is_the_frozen_dataclass() -> None:
-    hand = state._played_hand((1, 2, 3, 4, 5), (6, 7), True)
+    hand = folding._played_hand((1, 2, 3, 4, 5), (6, 7), True)
     assert hand == PlayedHand((1, 2, 3, 4, 5), (6, 7), True)
     assert repr(hand) == repr(PlayedHand((1, 2, 3, 4, 5), (6, 7), True))
     assert hash(hand) == hash(PlayedHand((1, 2, 3, 4, 5), (6, 7), True))
@@ -99,9 +100,9 @@ def test_set_hand_follows_a_house_way_registered_again_and_the_tables_given() ->
     seven = (0, 5, 18, 27, 33, 44, 52)
     try:
         register("cache_test", clauses, _renamed("cache_test.first"))
-        assert set_hand(seven, "cache_test").rule == "cache_test.first"
+        assert set_by_house_way(seven, "cache_test").rule == "cache_test.first"
         register("cache_test", clauses, _renamed("cache_test.second"))
-        assert set_hand(seven, "cache_test").rule == "cache_test.second"
+        assert set_by_house_way(seven, "cache_test").rule == "cache_test.second"
     finally:
         REGISTRY.pop("cache_test", None)
     rng = random.Random(8)
@@ -110,7 +111,7 @@ def test_set_hand_follows_a_house_way_registered_again_and_the_tables_given() ->
         for wheel in ("lowest", "second"):
             tables = tables_for(wheel)
             chosen, clause = fr.decide(analyse(cards, tables))
-            split = set_hand(cards, "fr", tables)
+            split = set_by_house_way(cards, "fr", tables)
             assert (sorted(split.back), sorted(split.front), split.rule) == (
                 sorted(chosen.back),
                 sorted(chosen.front),

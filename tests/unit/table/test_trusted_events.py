@@ -1,5 +1,6 @@
-"""The core builds its events without re-validating them (``events.trusted``): the same events as
-validation builds, and a command's own value of the wrong type still fails validation as before.
+"""The core builds its events without re-validating them (``_fast_events.trusted``): the same
+events as validation builds, and a command's own value of the wrong type still fails validation as
+before.
 
 conftest.py checks every event the table tests emit; these tests pin the constructor itself and
 its fallbacks."""
@@ -13,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from table_core import commands as c
+from table_core._fast_events import trusted
 from table_core.events import (
     EVENT_TYPES,
     BankerResult,
@@ -21,10 +23,8 @@ from table_core.events import (
     ReturnedWager,
     SeatResult,
     StackAssignment,
-    trusted,
 )
-from table_core.state import TableState, fold
-from table_core.table import decide
+from table_core.table import TableState, decide, fold
 
 from . import conftest
 from .support import AT, DEALER, TABLE, Script, player
