@@ -1,8 +1,8 @@
 """structlog set-up: JSON lines in production, readable console lines in development.
 
-
-
-Below the level a call costs almost nothing (a filtering bound logger), so logging every command
+``PAIGOW_LOG_FORMAT`` = ``json`` | ``console`` (default: console on a terminal, JSON otherwise);
+``PAIGOW_LOG_LEVEL`` = ``debug`` | ``info`` (default) | ``warning`` | ``error`` (both read through
+adapters/settings.py). Below the level a call costs almost nothing (a filtering bound logger), so logging every command
 stays cheap. Logs never replace events: they say what the service did, the events say what
 happened at the table.
 
