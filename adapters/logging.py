@@ -2,9 +2,9 @@
 
 ``PAIGOW_LOG_FORMAT`` = ``json`` | ``console`` (default: console on a terminal, JSON otherwise);
 ``PAIGOW_LOG_LEVEL`` = ``debug`` | ``info`` (default) | ``warning`` | ``error`` (both read through
-adapters/settings.py). Below the level a call costs almost nothing (a filtering bound logger), so logging every command
-stays cheap. Logs never replace events: they say what the service did, the events say what
-happened at the table.
+adapters/settings.py). Below the level a call costs almost nothing (a filtering bound logger), so
+logging every command stays cheap. Logs never replace events: they say what the service did, the
+events say what happened at the table.
 
 Lines go out through structlog's ``WriteLoggerFactory``: its ``WriteLogger`` writes each line and
 its newline in ONE ``write`` call under a lock per file, then flushes. Python's stderr is
