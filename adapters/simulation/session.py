@@ -49,7 +49,7 @@ STRATEGIES = ("house_way", "dealer", *BUILT_IN)
 
 
 @dataclass(frozen=True)
-class Settings:
+class SessionSettings:
     """What ``paigow simulate`` plays. Money in minor units.
 
     ``bankroll`` is each player's buy-in, bought again whenever a balance cannot cover the next
@@ -108,7 +108,7 @@ class Session:
 
     service: TableService
     table_id: str
-    settings: Settings
+    settings: SessionSettings
     decide_bank: Callable[[], bool] = field(default=lambda: True)
     players: list[tuple[int, str, Actor]] = field(default_factory=list)
 

@@ -16,7 +16,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from adapters.simulation import STRATEGIES, Session, Settings, Tally, quiet_collector
+from adapters.simulation import STRATEGIES, Session, SessionSettings, Tally, quiet_collector
 
 #: Rounds a transaction by default (group commit; docs/simulate.md, "Durability").
 COMMIT_ROUNDS = 10
@@ -85,16 +85,16 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from adapters.bootstrap import wire
     from adapters.cli.progress import Progress
     from adapters.clock import SteppingClock, system_clock
     from adapters.logging import configure_logging
     from adapters.rng import SecureDeckAndDice, SeededDeckAndDice
-    from adapters.service import TableService
-    from adapters.store import database_url, open_store
+    from adapters.settings import load_settings
 
     configure_logging(level="info" if args.verbose else "warning")
     try:
-        settings = Settings(
+        settings = SessionSettings(
             rounds=args.rounds,
             players=args.players,
             house_way=args.house_way,
@@ -108,17 +108,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"paigow: {error}", file=sys.stderr)
         return 2
-    url = database_url(args.db)
-    store = open_store(args.db)
-    if args.fast_sync:
-        _fast_sync(store)
     seeded = args.seed is not None
-    service = TableService(
-        store,
+    wired = wire(
+        load_settings(),
+        args.db,
         clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)) if seeded else system_clock,
         source=SeededDeckAndDice(args.seed) if seeded else SecureDeckAndDice(),
-        store_name=url.render_as_string(hide_password=True),
     )
+    store, service, url = wired.store, wired.service, wired.url
+    if args.fast_sync:
+        _fast_sync(store)
     try:
         service.start()
         table_id = _new_table_id(store)
