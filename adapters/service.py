@@ -20,29 +20,27 @@ up before it is answered, since a stale state may refuse what the table now allo
 
 from __future__ import annotations
 
-import secrets
-import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from adapters.clock import Clock, system_clock
-from adapters.logging import get_logger
-from adapters.system_events import (
-    SYSTEM_STREAM,
-    CommandsRefused,
-    RoundVoidedNoted,
-    RulesProfileChanged,
-    ServiceStarted,
-    ServiceStopped,
-    StoreOpened,
-    VerificationFailed,
+from adapters.batches import (
+    BatchDecision,
+    BatchItem,
+    ElectronicDeal,
+    ElectronicDice,
+    draw_command,
+    resolve,
 )
+from adapters.clock import Clock, system_clock
+from adapters.held_tables import HeldTables
+from adapters.logging import get_logger
+from adapters.system_stream import SystemStream, significant_notes
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
-from table_core.events import Actor, Event, RoundVoided, RulesChanged, event_to_dict, parse_event
+from table_core.events import Actor, Event, event_to_dict
 from table_core.ports import Actor as StoreActor
 from table_core.ports import (
     CommandIdConflict,
@@ -54,10 +52,6 @@ from table_core.ports import (
 )
 from table_core.table import TableState, decide, fold
 
-SYSTEM_ACTOR = Actor(id="paigow", role="system")
-#: Appends to the ``system`` stream tried before giving up: each conflict means another service
-#: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
-_SYSTEM_ATTEMPTS = 32
 #: Events after which the store signs a checkpoint over the chain head (the end of a round).
 _ROUND_ENDS = frozenset({"round_closed", "round_voided"})
 
@@ -71,47 +65,6 @@ def software_version() -> str:
 
 class StoreUnverified(DomainError):
     """The store failed verification: no table command is accepted until it verifies again."""
-
-
-@dataclass(frozen=True)
-class ElectronicDeal:
-    """In a batch: deal a deck drawn from the table's source when this command's turn comes."""
-
-    actor: Actor
-
-
-@dataclass(frozen=True)
-class ElectronicDice:
-    """In a batch: roll the source's dice for the dealt round when this command's turn comes."""
-
-    actor: Actor
-
-
-@dataclass(frozen=True)
-class Deferred:
-    """In a batch: a command built from the table's state when its turn comes (a player acting on
-    what the layout shows: the bank offered to them, their seven cards). ``build`` may answer
-    ``None``: nothing to do (a player who banks does not wager); the item is then skipped and its
-    command id is not used."""
-
-    build: Callable[[TableState], c.Command | ElectronicDeal | ElectronicDice | None]
-
-
-BatchCommandItem = c.Command | ElectronicDeal | ElectronicDice | Deferred
-#: One command of a batch and its command id.
-BatchItem = tuple[BatchCommandItem, str]
-
-
-@dataclass
-class _BatchDecision:
-    """A batch decided in memory: each command's id, events and the state after it; the indices
-    of the commands that end a round and of the skipped deferred items; or the first refusal
-    (the item, its command id, the error and the state it was decided on)."""
-
-    decided: list[tuple[str, list[Event], TableState]] = field(default_factory=list)
-    round_ends: list[int] = field(default_factory=list)
-    skipped: set[int] = field(default_factory=set)
-    refused: tuple[BatchCommandItem, str, DomainError, TableState] | None = None
 
 
 @dataclass(frozen=True)
@@ -149,11 +102,6 @@ def to_new_event(event: Event) -> NewEvent:
     )
 
 
-def table_events(recorded: Sequence[RecordedEvent]) -> list[Event]:
-    """Domain events from their records (the store has already upcast old schema versions)."""
-    return [parse_event(dict(r.payload)) for r in recorded]
-
-
 class TableService:
     """Runs table commands through the core and the store; keeps each loaded table in memory.
 
@@ -186,15 +134,8 @@ class TableService:
         self._verify = verify
         self._store_name = store_name
         self._schema_revision = schema_revision
-        self._tables: dict[str, TableState] = {}
-        #: Tables held in memory that the store showed to be behind: caught up on next use.
-        self._stale: set[str] = set()
-        self._keeping = threading.Lock()  # request threads share the tables held in memory
-        self._system_version: int | None = None
-        # The system stream's command ids must differ between service instances: two that read
-        # the same version at the same microsecond would otherwise share an id, and the store
-        # would answer the second with the first one's events (an idempotent retry), silently.
-        self._instance = secrets.token_hex(4)
+        self._held_tables = HeldTables(store)
+        self._system = SystemStream(store)
         self.refusing: str | None = None
         self.log = get_logger(store=store_name)
 
@@ -202,18 +143,14 @@ class TableService:
 
     def start(self) -> None:
         """Record that the service started and which store it opened; verify the store."""
-        now = self.clock()
-        self._system(
-            [
-                ServiceStarted(at=now, software_version=software_version(), store=self._store_name),
-                StoreOpened(at=now, store=self._store_name, schema_revision=self._schema_revision),
-            ]
+        self._system.started(
+            self.clock(), software_version(), self._store_name, self._schema_revision
         )
         self.log.info("service_started", schema_revision=self._schema_revision)
         self.check_store()
 
     def stop(self) -> None:
-        self._system([ServiceStopped(at=self.clock())])
+        self._system.stopped(self.clock())
         self.log.info("service_stopped")
 
     def check_store(self) -> bool:
@@ -224,50 +161,9 @@ class TableService:
         if finding is None:
             self.refusing = None
             return True
-        now = self.clock()
-        reason = f"store failed verification at {finding}"
-        self._system(
-            [
-                VerificationFailed(
-                    at=now,
-                    position=finding.position,
-                    stream_id=finding.stream_id,
-                    problem=finding.problem,
-                    detail=finding.detail,
-                ),
-                CommandsRefused(at=now, reason=reason),
-            ]
-        )
-        self.refusing = reason
+        self.refusing = self._system.verification_failed(self.clock(), finding)
         self.log.error("verification_failed", finding=str(finding))
         return False
-
-    def _system(self, events: Sequence[Any]) -> None:
-        if self._system_version is None:
-            self._system_version = self.store.stream_version(SYSTEM_STREAM)
-        new = [
-            NewEvent(
-                type=e.type,
-                schema_version=e.schema_version,
-                payload=e.model_dump(mode="json"),
-                actor=StoreActor(id=e.actor_id, role=e.actor_role),
-                at=e.at,
-            )
-            for e in events
-        ]
-        at = events[0].at.isoformat()
-        for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
-            command_id = f"system:{self._system_version + 1}:{at}:{self._instance}"
-            try:
-                self.store.append(SYSTEM_STREAM, self._system_version, new, command_id)
-                break
-            except ConcurrencyError:
-                # Another service instance wrote meanwhile (workers starting or stopping
-                # together): read the stream's version again and append after it.
-                if attempt == _SYSTEM_ATTEMPTS:
-                    raise
-                self._system_version = self.store.stream_version(SYSTEM_STREAM)
-        self._system_version += len(new)
 
     # --- tables ------------------------------------------------------------------------------
 
@@ -287,48 +183,19 @@ class TableService:
         up with the store first when it was found stale, or on every call when ``shared``."""
         if self.shared:
             return self.refresh(table_id)
-        return self._held(table_id)
+        return self._held_tables.current(table_id)
 
     def refresh(self, table_id: str) -> TableState:
-        """The table as the store holds it now: the state in memory plus the events after its
-        version, folded (recorded events never change, so nothing before them is read again);
-        the whole stream when nothing is held."""
-        self._stale.discard(table_id)  # before the read: a mark made during it is kept
-        held = self._tables.get(table_id)
-        if held is None:
-            return self._keep(table_id, fold(table_events(self.store.read_stream(table_id))))
-        later = self.store.read_stream(table_id, held.version)
-        if not later:
-            return held
-        return self._keep(table_id, fold(table_events(later), held))
+        """The table as the store holds it now (:meth:`HeldTables.refresh`)."""
+        return self._held_tables.refresh(table_id)
 
     def forget(self, table_id: str) -> None:
         """Hold nothing for this table (an id nobody opened: keep no empty state in memory)."""
-        with self._keeping:
-            self._tables.pop(table_id, None)
-        self._stale.discard(table_id)
-
-    def _held(self, table_id: str) -> TableState:
-        """What commands decide on: the state in memory, caught up first only when the store
-        showed it stale (otherwise the store's version check at the append is the test)."""
-        held = self._tables.get(table_id)
-        if held is None or table_id in self._stale:
-            return self.refresh(table_id)
-        return held
-
-    def _keep(self, table_id: str, state: TableState) -> TableState:
-        """Hold ``state`` unless a newer one is held already (a reader catching up and a command
-        finishing may cross): the state held never goes back. Returns the state held."""
-        with self._keeping:
-            held = self._tables.get(table_id)
-            if held is not None and held.version > state.version:
-                return held
-            self._tables[table_id] = state
-            return state
+        self._held_tables.forget(table_id)
 
     def _replay_state(self, table_id: str, earlier: list[RecordedEvent]) -> TableState:
         """The state to answer a replayed command with: at least as new as its events."""
-        state = self._held(table_id)
+        state = self._held_tables.current(table_id)
         if earlier and state.version < earlier[-1].version:
             state = self.refresh(table_id)
         return state
@@ -342,29 +209,43 @@ class TableService:
             actor=command.actor.id,
             role=command.actor.role,
         )
-        if self.refusing:
-            log.warning("command_refused", reason=self.refusing)
-            raise StoreUnverified(f"commands are refused: {self.refusing}")
-        state = self._held(table_id)
+        self._refuse_while_unverified(log)
+        state = self._held_tables.current(table_id)
         try:
             events = decide(state, command)
         except DomainError as first:
             state, events, refusal = self._decide_again(table_id, state, command, first)
             if refusal is not None:
-                # A retry of a command already recorded meets a table that has moved on: answer
-                # the first outcome. Looked up only on a refusal, so a first try costs no query.
-                earlier = self._recorded(table_id, command_id)
-                if earlier is not None:
-                    log.info("command_replayed", events=len(earlier))
-                    state = self._replay_state(table_id, earlier)
-                    return CommandResult(earlier, state, replayed=True)
-                log.info(
-                    "command_rejected",
-                    round=state.round.number if state.round else None,
-                    rule=refusal.rule,
-                    error=refusal.message,
-                )
-                raise refusal from None
+                return self._refused(table_id, command_id, state, refusal, log)
+        return self._append(table_id, command_id, state, events, log)
+
+    def _refuse_while_unverified(self, log: Any) -> None:
+        if self.refusing:
+            log.warning("command_refused", reason=self.refusing)
+            raise StoreUnverified(f"commands are refused: {self.refusing}")
+
+    def _refused(
+        self, table_id: str, command_id: str, state: TableState, refusal: DomainError, log: Any
+    ) -> CommandResult:
+        """A refusal that stands: raised, unless the command is a retry of one already recorded
+        that meets a table that has moved on, answered with its first outcome. Looked up only on
+        a refusal, so a first try costs no query."""
+        earlier = self._recorded(table_id, command_id)
+        if earlier is not None:
+            log.info("command_replayed", events=len(earlier))
+            return CommandResult(earlier, self._replay_state(table_id, earlier), replayed=True)
+        log.info(
+            "command_rejected",
+            round=state.round.number if state.round else None,
+            rule=refusal.rule,
+            error=refusal.message,
+        )
+        raise refusal from None
+
+    def _append(
+        self, table_id: str, command_id: str, state: TableState, events: list[Event], log: Any
+    ) -> CommandResult:
+        """Append the events ``state`` decided, at its version; hold the state they lead to."""
         round_number = state.round.number if state.round else None
         new = [to_new_event(e) for e in events]
         try:
@@ -376,7 +257,7 @@ class TableService:
                 checkpoint=any(e.type in _ROUND_ENDS for e in events),
             )
         except ConcurrencyError:
-            self._stale.add(table_id)  # another writer moved the table on: catch up next time
+            self._held_tables.mark_stale(table_id)  # another writer moved it on
             log.warning("command_conflict", round=round_number, expected_version=state.version)
             raise
         if not _wrote(recorded, new, state.version):
@@ -385,7 +266,7 @@ class TableService:
             log.info("command_replayed", events=len(recorded))
             return CommandResult(recorded, self.refresh(table_id), replayed=True)
         state = fold(events, state)
-        self._keep(table_id, state)
+        self._held_tables.keep(table_id, state)
         log.info(
             "command_done",
             round=state.round.number if state.round else round_number,
@@ -394,6 +275,11 @@ class TableService:
         )
         self._note_significant(events)
         return CommandResult(recorded, state)
+
+    def _note_significant(self, events: Sequence[Event]) -> None:
+        notes = significant_notes(events)
+        if notes:
+            self._system.append(notes)
 
     def _decide_again(
         self, table_id: str, state: TableState, command: c.Command, refusal: DomainError
@@ -409,34 +295,6 @@ class TableService:
             return fresh, decide(fresh, command), None
         except DomainError as again:
             return fresh, [], again
-
-    def _note_significant(self, events: Sequence[Event]) -> None:
-        notes: list[Any] = []
-        for e in events:
-            if isinstance(e, RulesChanged):
-                notes.append(
-                    RulesProfileChanged(
-                        at=e.at,
-                        table_id=e.table_id,
-                        profile_version=e.rules.version,
-                        reason=e.reason,
-                        actor_id=e.actor.id,
-                        actor_role=e.actor.role,
-                    )
-                )
-            elif isinstance(e, RoundVoided):
-                notes.append(
-                    RoundVoidedNoted(
-                        at=e.at,
-                        table_id=e.table_id,
-                        round=e.round,
-                        reason=e.reason,
-                        actor_id=e.actor.id,
-                        actor_role=e.actor.role,
-                    )
-                )
-        if notes:
-            self._system(notes)
 
     # --- batches ---------------------------------------------------------------------------------
 
@@ -456,10 +314,8 @@ class TableService:
         if not items:
             return []
         log = self.log.bind(table_id=table_id, batch=len(items), first_command_id=items[0][1])
-        if self.refusing:
-            log.warning("command_refused", reason=self.refusing)
-            raise StoreUnverified(f"commands are refused: {self.refusing}")
-        initial = self._held(table_id)
+        self._refuse_while_unverified(log)
+        initial = self._held_tables.current(table_id)
         decision = self._decide_batch(items, initial, log)
         if decision.refused is not None:
             # As for one command: the refusal stands only against the table as the store holds
@@ -481,20 +337,31 @@ class TableService:
                 error=error.message,
             )
             raise error
-        decided, round_ends, skipped = decision.decided, decision.round_ends, decision.skipped
-        start_version = initial.version
-        state = decided[-1][2] if decided else initial
-        if not decided:  # every item was a deferred one with nothing to do
+        if not decision.decided:  # every item was a deferred one with nothing to do
             return [CommandResult([], initial) for _ in items]
+        return self._append_batch(table_id, items, initial, decision, log)
+
+    def _append_batch(
+        self,
+        table_id: str,
+        items: Sequence[BatchItem],
+        initial: TableState,
+        decision: BatchDecision,
+        log: Any,
+    ) -> list[CommandResult]:
+        """Append a batch decided from ``initial`` in one transaction; hold the state it leads
+        to. One result per item."""
+        decided, skipped = decision.decided, decision.skipped
+        start_version = initial.version
         batch = [
             (command_id, [to_new_event(e) for e in events]) for command_id, events, _ in decided
         ]
         try:
             recorded = self.store.append_batch(
-                table_id, start_version, batch, checkpoint_after=round_ends
+                table_id, start_version, batch, checkpoint_after=decision.round_ends
             )
         except ConcurrencyError:
-            self._stale.add(table_id)  # another writer moved the table on: catch up next time
+            self._held_tables.mark_stale(table_id)  # another writer moved it on
             log.warning("command_conflict", expected_version=start_version)
             raise
         except CommandsPartlyRecorded:
@@ -510,7 +377,8 @@ class TableService:
             state = self.refresh(table_id)
             done = [CommandResult(events, state, replayed=True) for events in recorded]
             return _with_skipped(len(items), skipped, done, initial)
-        self._keep(table_id, state)
+        state = decided[-1][2]
+        self._held_tables.keep(table_id, state)
         log.info(
             "batch_done",
             round=state.round.number if state.round else None,
@@ -526,12 +394,12 @@ class TableService:
 
     def _decide_batch(
         self, items: Sequence[BatchItem], state: TableState, log: Any
-    ) -> _BatchDecision:
+    ) -> BatchDecision:
         """Decide the batch's commands one after another from ``state``; stops at a refusal."""
-        decision = _BatchDecision()
+        decision = BatchDecision()
         for index, (item, command_id) in enumerate(items):
             try:
-                command = self._resolve(item, state)
+                command = resolve(item, state, self.source, self.clock)
                 if command is None:
                     decision.skipped.add(index)
                     continue
@@ -546,40 +414,17 @@ class TableService:
             log.debug("command_decided", command=type(item).__name__, command_id=command_id)
         return decision
 
-    def _resolve(self, item: BatchCommandItem, state: TableState) -> c.Command | None:
-        """A batch item as the core's command: electronic draws read the source and the clock
-        now, and only in the phase that takes them (a recorded deal is never drawn again);
-        deferred items are built from ``state`` now."""
-        if isinstance(item, Deferred):
-            built = item.build(state)
-            if built is None or isinstance(built, Deferred):
-                return None
-            item = built
-        if isinstance(item, ElectronicDeal | ElectronicDice):
-            phase = "bets_closed" if isinstance(item, ElectronicDeal) else "dealt"
-            if self.source is None:
-                raise DomainError("this table has no deck-and-dice source: report the deal instead")
-            if state.phase != phase:
-                raise DomainError(f"cannot draw now: the round is {state.phase}, not {phase}")
-            if isinstance(item, ElectronicDeal):
-                deck = list(self.source.shuffled_deck())
-                return c.DealCards(
-                    deck=deck, source="electronic", actor=item.actor, at=self.clock()
-                )
-            return c.RollDice(faces=self.source.roll_dice(), actor=item.actor, at=self.clock())
-        return item
-
     def _retried_batch(
         self, table_id: str, items: Sequence[BatchItem], log: Any
     ) -> list[CommandResult]:
         """Some commands of the batch are already recorded: answer their first events, and
         append the others as one batch decided against the table caught up."""
-        self._stale.add(table_id)
+        self._held_tables.mark_stale(table_id)
         earlier = {command_id: self._recorded(table_id, command_id) for _, command_id in items}
         new = [(item, command_id) for item, command_id in items if earlier[command_id] is None]
         log.info("batch_replayed", recorded=len(items) - len(new), new=len(new))
         fresh = iter(self.execute_batch(table_id, new) if new else [])
-        state = self._held(table_id)
+        state = self._held_tables.current(table_id)
         results = []
         for _, command_id in items:
             events = earlier[command_id]
@@ -592,44 +437,26 @@ class TableService:
 
     def deal_electronic(self, table_id: str, actor: Actor, command_id: str) -> CommandResult:
         """Draw a deck from the table's source and deal it, unless this round is already dealt."""
-        return self._draw(
-            table_id,
-            "bets_closed",
-            command_id,
-            lambda src: c.DealCards(
-                deck=list(src.shuffled_deck()), source="electronic", actor=actor, at=self.clock()
-            ),
-        )
+        return self._draw(table_id, ElectronicDeal(actor), "bets_closed", command_id)
 
     def roll_dice_electronic(self, table_id: str, actor: Actor, command_id: str) -> CommandResult:
         """Roll the source's dice for the dealt round, unless they are already recorded."""
-        return self._draw(
-            table_id,
-            "dealt",
-            command_id,
-            lambda src: c.RollDice(faces=src.roll_dice(), actor=actor, at=self.clock()),
-        )
+        return self._draw(table_id, ElectronicDice(actor), "dealt", command_id)
 
     def _draw(
-        self,
-        table_id: str,
-        phase: str,
-        command_id: str,
-        build: Callable[[DeckAndDiceSource], c.Command],
+        self, table_id: str, draw: ElectronicDeal | ElectronicDice, phase: str, command_id: str
     ) -> CommandResult:
         earlier = self._recorded(table_id, command_id)
         if earlier is not None:
             return CommandResult(earlier, self._replay_state(table_id, earlier), replayed=True)
         if self.source is None:
             raise DomainError("this table has no deck-and-dice source: report the deal instead")
-        state = self._held(table_id)
+        state = self._held_tables.current(table_id)
         if state.phase != phase:
             state = self.refresh(table_id)  # another process may have moved the round on
-        if state.phase != phase:
-            # Drawing again after a crash would change a deal already recorded: refuse, naming
-            # the state, exactly as the core refuses a command in the wrong state.
-            raise DomainError(f"cannot draw now: the round is {state.phase}, not {phase}")
-        return self.execute(table_id, build(self.source), command_id)
+        return self.execute(
+            table_id, draw_command(draw, state, self.source, self.clock), command_id
+        )
 
 
 def _wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:

@@ -94,7 +94,7 @@ def worker(args: argparse.Namespace) -> None:
     from adapters.logging import configure_logging
     from adapters.rng import SeededDeckAndDice
     from adapters.service import TableService
-    from adapters.simulation import Session, Settings, Tally, quiet_collector
+    from adapters.simulation import Session, SessionSettings, Tally, quiet_collector
     from adapters.store import migrate, open_store
     from adapters.store.signing import Signer
 
@@ -112,7 +112,9 @@ def worker(args: argparse.Namespace) -> None:
         clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)),
         source=SeededDeckAndDice(args.seed),
     )
-    session = Session(service, f"BENCH-{os.getpid()}", Settings(rounds=args.rounds, seed=args.seed))
+    session = Session(
+        service, f"BENCH-{os.getpid()}", SessionSettings(rounds=args.rounds, seed=args.seed)
+    )
     tally = Tally()
     state = session.open()
     quiet_collector()  # as the command does

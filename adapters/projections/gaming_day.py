@@ -2,26 +2,21 @@
 casino's time zone to the same hour the next day.
 
 Events carry aware UTC-convertible times (``at``), never a zone, so the zone is a setting: the
-``--tz`` option, else ``$PAIGOW_TZ``, else UTC. A casino sets ``PAIGOW_TZ`` to its tables' zone
-(``Europe/Paris``); DST is the zone's (zoneinfo), so a gaming day across a change lasts 23 or 25
-hours. The cut-off is ``--cutoff HH:MM``, else ``$PAIGOW_GAMING_DAY_CUTOFF``, else 06:00, on a
-quarter hour (the accounting rows are quarter hours). A moment belongs to the gaming day of its
-local date once the cut-off is taken off its local wall-clock time: with 06:00, 05:59 on the 2nd
-is gaming day the 1st, 06:00 is the 2nd.
+``--tz`` option, else ``$PAIGOW_TZ`` (adapters/settings.py), else UTC. A casino sets ``PAIGOW_TZ``
+to its tables' zone (``Europe/Paris``); DST is the zone's (zoneinfo), so a gaming day across a
+change lasts 23 or 25 hours. The cut-off is ``--cutoff HH:MM``, else ``$PAIGOW_GAMING_DAY_CUTOFF``,
+else 06:00, on a quarter hour (the accounting rows are quarter hours). A moment belongs to the
+gaming day of its local date once the cut-off is taken off its local wall-clock time: with 06:00,
+05:59 on the 2nd is gaming day the 1st, 06:00 is the 2nd.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from table_core.errors import DomainError
-
-TZ_ENV = "PAIGOW_TZ"
-CUTOFF_ENV = "PAIGOW_GAMING_DAY_CUTOFF"
-DEFAULT_CUTOFF = "06:00"
 
 
 def parse_cutoff(text: str) -> time:
@@ -52,9 +47,15 @@ class GamingDay:
 
     @classmethod
     def from_settings(cls, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
-        name = zone or os.environ.get(TZ_ENV) or "UTC"
-        cut = cutoff or os.environ.get(CUTOFF_ENV) or DEFAULT_CUTOFF
-        return cls(parse_zone(name), parse_cutoff(cut), name)
+        """The options given, each one not given from the settings (``tz``,
+        ``gaming_day_cutoff``)."""
+        if not zone or not cutoff:
+            from adapters.settings import load_settings  # it checks its values with ours
+
+            settings = load_settings()
+            zone = zone or settings.tz
+            cutoff = cutoff or settings.gaming_day_cutoff
+        return cls(parse_zone(zone), parse_cutoff(cutoff), zone)
 
     @property
     def cutoff_text(self) -> str:

@@ -9,7 +9,7 @@ Envy (R-VAR-2..3), and the round's close. ``play_rounds`` sends K whole rounds a
 still one signed checkpoint at each round's end; every event keeps its own command's id.
 
 What a player does depends on what the layout shows (the bank offered to them, who banks, their
-seven cards), so those commands are :class:`adapters.service.Deferred`: built from the table's
+seven cards), so those commands are :class:`adapters.batches.Deferred`: built from the table's
 state when their turn comes inside the batch. So are the top-ups of a batch's later rounds: of
 the state a batch starts from, a later round reads only its number, so K rounds in one batch
 record exactly the events of K batches of one round.
@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from adapters.service import BatchItem, Deferred, ElectronicDeal, ElectronicDice, TableService
+from adapters.batches import BatchItem, Deferred, ElectronicDeal, ElectronicDice
+from adapters.service import TableService
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.hands import tables_for
@@ -49,7 +50,7 @@ STRATEGIES = ("house_way", "dealer", *BUILT_IN)
 
 
 @dataclass(frozen=True)
-class Settings:
+class SessionSettings:
     """What ``paigow simulate`` plays. Money in minor units.
 
     ``bankroll`` is each player's buy-in, bought again whenever a balance cannot cover the next
@@ -108,7 +109,7 @@ class Session:
 
     service: TableService
     table_id: str
-    settings: Settings
+    settings: SessionSettings
     decide_bank: Callable[[], bool] = field(default=lambda: True)
     players: list[tuple[int, str, Actor]] = field(default_factory=list)
 

@@ -1,13 +1,13 @@
 """The event store adapters: ``open_store(url)`` for SQLite or PostgreSQL, and the in-memory fake.
 
-URLs: ``sqlite:///path.db`` (default ``paigow.db`` in the working directory, or ``$PAIGOW_DB``),
+URLs: ``sqlite:///path.db`` (default: the ``db`` setting, ``$PAIGOW_DB``, else ``paigow.db`` in the
+working directory; adapters/settings.py),
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test`` (``postgresql://`` means psycopg 3 too),
 ``memory://`` for the in-memory fake.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DisconnectionError
 
+from adapters.settings import load_settings
 from adapters.store import migrate
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.postgres import PostgresEventStore
@@ -38,14 +39,13 @@ __all__ = [
     "open_store",
 ]
 
-DB_ENV = "PAIGOW_DB"
-DEFAULT_URL = "sqlite:///paigow.db"
 SQLITE_BUSY_TIMEOUT_S = 30
 
 
 def database_url(url: str | None = None) -> URL:
-    """The URL given, else ``$PAIGOW_DB``, else ``paigow.db`` here; PostgreSQL means psycopg 3."""
-    parsed = make_url(url or os.environ.get(DB_ENV) or DEFAULT_URL)
+    """The URL given, else the ``db`` setting (``$PAIGOW_DB``, else ``paigow.db`` here);
+    PostgreSQL means psycopg 3."""
+    parsed = make_url(url or load_settings().db)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
@@ -123,9 +123,10 @@ def open_store(
     """The store at ``url``. A new SQLite file is created at the head schema revision, with a
     fresh signing key beside it unless one is configured; any other database must already be
     at the head revision (``paigow db upgrade``). The key comes from ``signing_key`` or
-    ``$PAIGOW_SIGNING_KEY`` (a PEM file), else from ``<db>.signing-key`` for SQLite."""
+    the ``signing_key`` setting (``$PAIGOW_SIGNING_KEY``, a PEM file), else from
+    ``<db>.signing-key`` for SQLite."""
     parsed = database_url(url)
-    signer = configured_signer(signing_key)
+    signer = configured_signer(signing_key or load_settings().signing_key)
     if parsed.drivername == "memory":
         return InMemoryEventStore(signer or Signer.generate(), upcasters)
     if parsed.get_backend_name() == "sqlite":

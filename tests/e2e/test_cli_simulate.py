@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adapters.service import table_events
+from adapters.held_tables import table_events
 from adapters.store import open_store
 from table_core.events import (
     BankAccepted,

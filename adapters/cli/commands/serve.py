@@ -3,8 +3,8 @@
 ``paigow serve [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N]`` serves the API and its
 OpenAPI document (``/openapi.json``, ``/docs``); ``paigow serve --write-openapi
 docs/openapi.json`` writes the document and exits. Logs are structlog JSON lines on standard error
-unless ``PAIGOW_LOG_FORMAT=console``. ``--workers N`` (N > 1) runs N server processes on one port
-(uvicorn's supervisor; docs/http.md "Several worker processes").
+unless ``PAIGOW_LOG_FORMAT=console`` (adapters/settings.py). ``--workers N`` (N > 1) runs N server
+processes on one port (uvicorn's supervisor; docs/http.md "Several worker processes").
 """
 
 from __future__ import annotations
@@ -58,8 +58,10 @@ def _worker_count(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
+    from adapters.settings import load_settings
 
-    configure_logging(fmt=os.environ.get("PAIGOW_LOG_FORMAT") or "json")
+    settings = load_settings()
+    configure_logging(fmt=settings.log_format or "json")
     if args.write_openapi is not None:
         return _write_openapi(args.write_openapi)
     if args.workers > 1:
@@ -68,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
     from adapters.http.server import build_app
 
-    app = build_app(args.db, verify=not args.no_verify)
+    app = build_app(args.db, verify=not args.no_verify, settings=settings)
     print(f"paigow: serving on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     uvicorn.run(app, **_uvicorn_settings(args))
     return 0
@@ -90,7 +92,8 @@ def _run_workers(args: argparse.Namespace) -> int:
     (adapters/http/server.py ``worker_app``); uvicorn's supervisor stops them all on SIGTERM."""
     import uvicorn
 
-    from adapters.http.server import WORKER_APP, WORKER_DB_ENV, WORKER_VERIFY_ENV
+    from adapters.http.server import WORKER_APP
+    from adapters.settings import env_name
     from adapters.store import database_url, open_store
 
     if database_url(args.db).drivername == "memory":
@@ -103,8 +106,9 @@ def _run_workers(args: argparse.Namespace) -> int:
     # signing key) by one process, not raced by N, and a database at the wrong revision is one
     # clear error instead of N workers failing to start.
     open_store(args.db).close()
-    os.environ[WORKER_DB_ENV] = args.db or ""
-    os.environ[WORKER_VERIFY_ENV] = "0" if args.no_verify else "1"
+    # What the workers build their apps from (adapters/http/server.py ``worker_app``).
+    os.environ[env_name("serve_worker_db")] = args.db or ""
+    os.environ[env_name("serve_worker_verify")] = "0" if args.no_verify else "1"
     print(
         f"paigow: serving on http://{args.host}:{args.port} ({args.workers} workers)",
         file=sys.stderr,
@@ -115,12 +119,13 @@ def _run_workers(args: argparse.Namespace) -> int:
 
 
 def _write_openapi(path: Path) -> int:
+    from adapters.bootstrap import wire
     from adapters.http.app import create_app, write_openapi
     from adapters.http.keys import MemoryKeyStore
-    from adapters.service import TableService
-    from adapters.store import open_store
+    from adapters.settings import load_settings
 
     # The document depends on the code only: any store will do to build the app.
-    write_openapi(create_app(TableService(open_store("memory://")), MemoryKeyStore()), path)
+    service = wire(load_settings(), "memory://").service
+    write_openapi(create_app(service, MemoryKeyStore()), path)
     print(f"paigow: OpenAPI document written to {path}", file=sys.stderr)
     return 0

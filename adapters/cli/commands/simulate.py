@@ -16,7 +16,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from adapters.simulation import STRATEGIES, Session, Settings, Tally, quiet_collector
+from adapters.simulation import STRATEGIES, Session, SessionSettings, Tally, quiet_collector
 
 #: Rounds a transaction by default (group commit; docs/simulate.md, "Durability").
 COMMIT_ROUNDS = 10
@@ -86,39 +86,18 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.cli.progress import Progress
-    from adapters.clock import SteppingClock, system_clock
     from adapters.logging import configure_logging
-    from adapters.rng import SecureDeckAndDice, SeededDeckAndDice
-    from adapters.service import TableService
-    from adapters.store import database_url, open_store
 
     configure_logging(level="info" if args.verbose else "warning")
     try:
-        settings = Settings(
-            rounds=args.rounds,
-            players=args.players,
-            house_way=args.house_way,
-            banking=args.banking,
-            fortune=args.fortune,
-            seed=args.seed,
-            wager=args.wager,
-            side_wager=args.side_wager,
-            player_strategy=args.player_strategy,
-        )
+        settings = _session_settings(args)
     except ValueError as error:
         print(f"paigow: {error}", file=sys.stderr)
         return 2
-    url = database_url(args.db)
-    store = open_store(args.db)
+    wired = _wire(args)
+    store, service, url = wired.store, wired.service, wired.url
     if args.fast_sync:
         _fast_sync(store)
-    seeded = args.seed is not None
-    service = TableService(
-        store,
-        clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)) if seeded else system_clock,
-        source=SeededDeckAndDice(args.seed) if seeded else SecureDeckAndDice(),
-        store_name=url.render_as_string(hide_password=True),
-    )
     try:
         service.start()
         table_id = _new_table_id(store)
@@ -160,6 +139,37 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(figures))
     return 0
+
+
+def _session_settings(args: argparse.Namespace) -> SessionSettings:
+    return SessionSettings(
+        rounds=args.rounds,
+        players=args.players,
+        house_way=args.house_way,
+        banking=args.banking,
+        fortune=args.fortune,
+        seed=args.seed,
+        wager=args.wager,
+        side_wager=args.side_wager,
+        player_strategy=args.player_strategy,
+    )
+
+
+def _wire(args: argparse.Namespace) -> Any:
+    """The store at ``--db`` and the service over it: under ``--seed``, the seeded deck and dice
+    and a clock stepping from ``SEEDED_START``; otherwise the secure source and the system clock."""
+    from adapters.bootstrap import wire
+    from adapters.clock import SteppingClock, system_clock
+    from adapters.rng import SecureDeckAndDice, SeededDeckAndDice
+    from adapters.settings import load_settings
+
+    seeded = args.seed is not None
+    return wire(
+        load_settings(),
+        args.db,
+        clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)) if seeded else system_clock,
+        source=SeededDeckAndDice(args.seed) if seeded else SecureDeckAndDice(),
+    )
 
 
 def _new_table_id(store: Any) -> str:

@@ -11,19 +11,19 @@ import pytest
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
-from adapters.simulation import Session, Settings
+from adapters.simulation import Session, SessionSettings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from table_core.table import TableState
 
 START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
 ROUNDS = 23  # batches of 7: 7, 7, 7 and a last, shorter one of 2
-TOP_UPS = Settings(
+TOP_UPS = SessionSettings(
     rounds=ROUNDS, players=2, banking="rotating", fortune=True, seed=2, bankroll=1_500
 )
 
 
-def _session(settings: Settings) -> tuple[Session, TableState]:
+def _session(settings: SessionSettings) -> tuple[Session, TableState]:
     store = InMemoryEventStore(Signer.generate())
     service = TableService(
         store,
@@ -46,16 +46,16 @@ def _table_log(session: Session) -> list[tuple[Any, ...]]:
 @pytest.mark.parametrize(
     "settings",
     [
-        Settings(rounds=ROUNDS, seed=1),
+        SessionSettings(rounds=ROUNDS, seed=1),
         # Rotating bank with Fortune and Envy, players splitting by a House Way of their own.
-        Settings(
+        SessionSettings(
             rounds=ROUNDS, players=4, banking="rotating", fortune=True, seed=3,
             player_strategy="foxwoods",
         ),
         # A bankroll of one round's wagers: players go back to the cage between the rounds of a
         # batch, and player-bankers cover only part of the layout (wagers returned, R-BANK-3).
         TOP_UPS,
-        Settings(
+        SessionSettings(
             rounds=ROUNDS, players=3, seed=8, bankroll=2_500, wager=1_000,
             player_strategy="dealer",
         ),
@@ -63,7 +63,7 @@ def _table_log(session: Session) -> list[tuple[Any, ...]]:
     ids=["dealer", "rotating-fortune", "top-ups-partial-cover", "top-ups-dealer-sets"],
 )  # fmt: skip
 def test_rounds_in_batches_of_seven_record_exactly_the_events_of_one_round_batches(
-    settings: Settings,
+    settings: SessionSettings,
 ) -> None:
     single, state = _session(settings)
     single_events = []
@@ -102,6 +102,6 @@ def test_the_top_ups_case_meets_top_ups_player_banks_and_returned_wagers() -> No
 
 
 def test_a_batch_plays_one_round_or_more() -> None:
-    session, state = _session(Settings(rounds=1, seed=1))
+    session, state = _session(SessionSettings(rounds=1, seed=1))
     with pytest.raises(ValueError, match="1 round or more"):
         session.play_rounds(state, 0)

@@ -1,0 +1,79 @@
+"""The one place the application service is wired to its store: ``paigow simulate``,
+``paigow serve`` (one process, each of its ``--workers`` and the OpenAPI writer) all call
+:func:`wire` with the settings and their command's options.
+
+The store is opened at the URL given (``--db``), else the ``db`` setting; it signs checkpoints
+with the ``signing_key`` setting, else the key beside a SQLite file (adapters/store). The service
+draws decks and dice from ``source`` (the secure source unless a command seeds one) and reads the
+time from ``clock``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import URL
+
+from adapters.clock import Clock, system_clock
+from adapters.rng import SecureDeckAndDice
+from adapters.service import TableService
+from adapters.settings import Settings
+from adapters.store import InMemoryEventStore, SqlEventStore, database_url, open_store
+from adapters.store.migrate import head_revision
+from table_core.dealing import DeckAndDiceSource
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """An open store, the service over it, and the database URL they were opened at."""
+
+    store: SqlEventStore | InMemoryEventStore
+    service: TableService
+    url: URL
+
+    @property
+    def shown(self) -> str:
+        """The URL for people and logs: the password hidden."""
+        return self.url.render_as_string(hide_password=True)
+
+
+def wire(
+    settings: Settings,
+    db: str | None = None,
+    *,
+    source: DeckAndDiceSource | None = None,
+    clock: Clock = system_clock,
+    verify: bool = False,
+    shared: bool = False,
+    record_schema_revision: bool = False,
+) -> Wiring:
+    """The store at ``db`` (else the ``db`` setting) and the service over it, not started.
+
+    ``verify``: the service verifies the store at start (every hash, link and signature) and
+    refuses commands while it fails. ``shared``: other processes write the store too (the
+    workers of ``paigow serve --workers N``); each log line then says which process wrote it.
+    ``record_schema_revision``: ``store_opened`` records the schema revision (the server does;
+    ``paigow simulate`` never did, and the logs it writes stay byte for byte as before)."""
+    url = database_url(db or settings.db)
+    store = open_store(url.render_as_string(hide_password=False), signing_key=settings.signing_key)
+    service = TableService(
+        store,
+        clock=clock,
+        source=source if source is not None else SecureDeckAndDice(),
+        verify=_verification(store) if verify else None,
+        store_name=url.render_as_string(hide_password=True),
+        schema_revision=head_revision() if record_schema_revision else None,
+        shared=shared,
+    )
+    if shared:  # one of several workers: say which one logged each line
+        service.log = service.log.bind(pid=os.getpid())
+    return Wiring(store, service, url)
+
+
+def _verification(store: Any) -> Any:
+    def verification() -> Any:
+        return store.verify().first_bad
+
+    return verification

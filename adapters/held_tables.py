@@ -1,0 +1,74 @@
+"""The tables a service holds in memory: each the fold of its committed events, caught up with
+the store by reading only the events after the version held (recorded events never change).
+
+A table is marked stale when the store showed it behind (another process appended to it): it is
+caught up on its next use. Request threads share what is held, and the state held for a table
+never goes back to an older version.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from table_core.events import Event, parse_event
+from table_core.ports import EventStore, RecordedEvent
+from table_core.table import TableState
+from table_core.table import fold
+
+
+def table_events(recorded: Sequence[RecordedEvent]) -> list[Event]:
+    """Domain events from their records (the store has already upcast old schema versions)."""
+    return [parse_event(dict(r.payload)) for r in recorded]
+
+
+class HeldTables:
+    """The states held for ``store``'s tables, by table id."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._tables: dict[str, TableState] = {}
+        #: Tables held in memory that the store showed to be behind: caught up on next use.
+        self._stale: set[str] = set()
+        self._keeping = threading.Lock()  # request threads share the tables held in memory
+
+    def refresh(self, table_id: str) -> TableState:
+        """The table as the store holds it now: the state in memory plus the events after its
+        version, folded (recorded events never change, so nothing before them is read again);
+        the whole stream when nothing is held."""
+        self._stale.discard(table_id)  # before the read: a mark made during it is kept
+        held = self._tables.get(table_id)
+        if held is None:
+            return self.keep(table_id, fold(table_events(self.store.read_stream(table_id))))
+        later = self.store.read_stream(table_id, held.version)
+        if not later:
+            return held
+        return self.keep(table_id, fold(table_events(later), held))
+
+    def current(self, table_id: str) -> TableState:
+        """What commands decide on: the state in memory, caught up first only when the store
+        showed it stale (otherwise the store's version check at the append is the test)."""
+        held = self._tables.get(table_id)
+        if held is None or table_id in self._stale:
+            return self.refresh(table_id)
+        return held
+
+    def keep(self, table_id: str, state: TableState) -> TableState:
+        """Hold ``state`` unless a newer one is held already (a reader catching up and a command
+        finishing may cross): the state held never goes back. Returns the state held."""
+        with self._keeping:
+            held = self._tables.get(table_id)
+            if held is not None and held.version > state.version:
+                return held
+            self._tables[table_id] = state
+            return state
+
+    def mark_stale(self, table_id: str) -> None:
+        """The store showed this table behind (another writer moved it on): catch up next time."""
+        self._stale.add(table_id)
+
+    def forget(self, table_id: str) -> None:
+        """Hold nothing for this table (an id nobody opened: keep no empty state in memory)."""
+        with self._keeping:
+            self._tables.pop(table_id, None)
+        self._stale.discard(table_id)

@@ -1,0 +1,99 @@
+"""Every setting the code reads from the environment, in ONE place (pydantic-settings).
+
+Each field is the environment variable ``PAIGOW_`` + its name in capitals (``db`` is
+``PAIGOW_DB``); an empty variable counts as unset. The README's "Settings" table documents each.
+A value that does not parse is refused with one line naming the variable (:class:`SettingsError`;
+the CLI prints it and exits 2), never a traceback. Command-line options win over these: the
+callers pass ``args.db or settings.db`` and the like.
+
+The settings are read when :func:`load_settings` is called, not once at import: the parent of
+``paigow serve --workers N`` sets the workers' variables before they start, and tests set
+variables per test.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from table_core.errors import DomainError
+
+ENV_PREFIX = "PAIGOW_"
+
+LogLevel = Literal["debug", "info", "warning", "error"]
+LogFormat = Literal["json", "console"]
+
+
+class SettingsError(DomainError):
+    """A setting whose value does not parse. A ``DomainError``, so that the CLI answers it as any
+    refused input (one line, exit 2) without importing pydantic-settings for the commands that
+    read no setting (``paigow evaluate`` runs once per hand in scripts: its start-up counts)."""
+
+
+class Settings(BaseSettings):
+    """The ``PAIGOW_*`` environment variables, with the defaults the code has always used."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, frozen=True)
+
+    #: The database URL when no ``--db`` is given (store: docs/store.md).
+    db: str = "sqlite:///paigow.db"
+    #: A PKCS#8 PEM file with the Ed25519 key that signs checkpoints (and checks them in audits).
+    signing_key: str | None = None
+    log_level: LogLevel = "info"
+    #: ``None``: console lines on a terminal, JSON lines otherwise.
+    log_format: LogFormat | None = None
+    #: The casino's IANA time zone, for the gaming day (adapters/projections/gaming_day.py).
+    tz: str = "UTC"
+    #: The gaming day's cut-off, HH:MM on a quarter hour.
+    gaming_day_cutoff: str = "06:00"
+    #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
+    #: unset: ``db``) and whether they verify the store at start.
+    serve_worker_db: str | None = None
+    serve_worker_verify: bool = True
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("tz")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from adapters.projections.gaming_day import parse_zone
+
+        return _checked(parse_zone, value)
+
+    @field_validator("gaming_day_cutoff")
+    @classmethod
+    def _quarter_hour(cls, value: str) -> str:
+        from adapters.projections.gaming_day import parse_cutoff
+
+        return _checked(parse_cutoff, value)
+
+
+def _checked(parse: Any, value: str) -> str:
+    """``value`` when ``parse`` accepts it; its refusal as pydantic's ``ValueError`` otherwise."""
+    try:
+        parse(value)
+    except DomainError as error:
+        raise ValueError(error.message) from None
+    return value
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a setting: ``env_name("db") == "PAIGOW_DB"``."""
+    return ENV_PREFIX + field.upper()
+
+
+def load_settings() -> Settings:
+    """The settings as the environment holds them now; a bad value raises :class:`SettingsError`
+    naming its variable."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = env_name(str(first["loc"][0])) if first["loc"] else ENV_PREFIX + "*"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise SettingsError(f"{name}={first['input']!r}: {message}") from None

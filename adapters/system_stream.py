@@ -1,0 +1,133 @@
+"""The ``system`` stream's writer: what the service records about itself (started, stopped, the
+store opened, a verification failed, commands refused) and the notes it adds there when a table
+records a significant event (a rules change, a voided round).
+
+Several service instances may write the stream at once (the workers of ``paigow serve
+--workers N`` starting together): an append that meets another instance's write reads the
+stream's version again and appends after it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from adapters.system_events import (
+    SYSTEM_STREAM,
+    CommandsRefused,
+    RoundVoidedNoted,
+    RulesProfileChanged,
+    ServiceStarted,
+    ServiceStopped,
+    StoreOpened,
+    VerificationFailed,
+)
+from table_core.events import Event, RoundVoided, RulesChanged
+from table_core.ports import Actor as StoreActor
+from table_core.ports import ConcurrencyError, EventStore, NewEvent
+
+#: Appends to the ``system`` stream tried before giving up: each conflict means another service
+#: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
+_SYSTEM_ATTEMPTS = 32
+
+
+class SystemStream:
+    """Appends system events to ``store``'s ``system`` stream, at the version it last saw."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._version: int | None = None
+        # The system stream's command ids must differ between service instances: two that read
+        # the same version at the same microsecond would otherwise share an id, and the store
+        # would answer the second with the first one's events (an idempotent retry), silently.
+        self._instance = secrets.token_hex(4)
+
+    def append(self, events: Sequence[Any]) -> None:
+        if self._version is None:
+            self._version = self.store.stream_version(SYSTEM_STREAM)
+        new = [
+            NewEvent(
+                type=e.type,
+                schema_version=e.schema_version,
+                payload=e.model_dump(mode="json"),
+                actor=StoreActor(id=e.actor_id, role=e.actor_role),
+                at=e.at,
+            )
+            for e in events
+        ]
+        at = events[0].at.isoformat()
+        for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
+            command_id = f"system:{self._version + 1}:{at}:{self._instance}"
+            try:
+                self.store.append(SYSTEM_STREAM, self._version, new, command_id)
+                break
+            except ConcurrencyError:
+                # Another service instance wrote meanwhile (workers starting or stopping
+                # together): read the stream's version again and append after it.
+                if attempt == _SYSTEM_ATTEMPTS:
+                    raise
+                self._version = self.store.stream_version(SYSTEM_STREAM)
+        self._version += len(new)
+
+    def started(
+        self, now: datetime, version: str, store_name: str, schema_revision: str | None
+    ) -> None:
+        """The service started (its software version) and opened the store."""
+        self.append(
+            [
+                ServiceStarted(at=now, software_version=version, store=store_name),
+                StoreOpened(at=now, store=store_name, schema_revision=schema_revision),
+            ]
+        )
+
+    def stopped(self, now: datetime) -> None:
+        self.append([ServiceStopped(at=now)])
+
+    def verification_failed(self, now: datetime, finding: Any) -> str:
+        """The store failed verification at ``finding``, and table commands are refused: returns
+        the reason recorded."""
+        reason = f"store failed verification at {finding}"
+        self.append(
+            [
+                VerificationFailed(
+                    at=now,
+                    position=finding.position,
+                    stream_id=finding.stream_id,
+                    problem=finding.problem,
+                    detail=finding.detail,
+                ),
+                CommandsRefused(at=now, reason=reason),
+            ]
+        )
+        return reason
+
+
+def significant_notes(events: Sequence[Event]) -> list[Any]:
+    """The system events that note the significant ones among a table's ``events``."""
+    notes: list[Any] = []
+    for e in events:
+        if isinstance(e, RulesChanged):
+            notes.append(
+                RulesProfileChanged(
+                    at=e.at,
+                    table_id=e.table_id,
+                    profile_version=e.rules.version,
+                    reason=e.reason,
+                    actor_id=e.actor.id,
+                    actor_role=e.actor.role,
+                )
+            )
+        elif isinstance(e, RoundVoided):
+            notes.append(
+                RoundVoidedNoted(
+                    at=e.at,
+                    table_id=e.table_id,
+                    round=e.round,
+                    reason=e.reason,
+                    actor_id=e.actor.id,
+                    actor_role=e.actor.role,
+                )
+            )
+    return notes
