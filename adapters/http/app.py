@@ -13,11 +13,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 
-from adapters.http import commands, errors, queries
+from adapters.http import command_routes, errors, queries
+from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
 from adapters.http.models import HealthOut
-from adapters.http.runner import CommandRunner
 from adapters.service import TableService, software_version
 
 DESCRIPTION = """\
@@ -48,7 +48,7 @@ def create_app(
     errors.install(app)
     if fast_commands:  # well-formed commands skip FastAPI's machinery, with the same answers
         app.add_middleware(FastCommands)
-    app.include_router(commands.router)
+    app.include_router(command_routes.router)
     app.include_router(queries.router)
 
     @app.get("/health", operation_id="health", summary="Liveness; no key needed", tags=["health"])

@@ -74,7 +74,7 @@ def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
                 f"the {key.role} role may not call {operation}: "
                 f"it is for {', '.join(sorted(roles))}",
             )
-        request.state.api_key = key  # for the endpoint (commands.py), without a second solve
+        request.state.api_key = key  # for the endpoint (command_routes.py), without a second solve
         return key
 
     return check

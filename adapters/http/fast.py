@@ -5,18 +5,19 @@ Through FastAPI, routing among 30 patterns, the middlewares, solving the key's d
 validating the body cost as much CPU as deciding and appending the command. This ASGI middleware
 takes a POST to a command's path itself when everything about it is as it should be:
 
-- the path is a command of ``commands.ROUTES`` and the table id fits its pattern;
+- the path is a command of ``command_routes.ROUTES`` and the table id fits its pattern;
 - one ``Authorization: Bearer <token>``, one ``Idempotency-Key`` that fits its pattern;
 - a JSON body that the route's model accepts (or none, where the body is optional);
 - the key is known and its role may give the command (``rights.RIGHTS``).
 
-It then runs the command exactly as the endpoint does (``commands.run_command``, one worker
-thread for the key lookup and the command) and answers with the same bytes
-(``commands.answer``); an error the command raises is answered by the same handler FastAPI would
-pick (``errors.handler_for``). Anything else is handed, untouched (the body it read is replayed),
-to FastAPI: a refusal there is answered and logged as it always was (401, 403 and its log line,
-422 with the validation's detail, 404, 405). Nothing has happened before a hand-over: the lookup
-only reads. ``tests/integration/http/test_fast_path.py`` holds both paths to the same answers.
+It then runs the command exactly as the endpoint does (``command_routes.run_command``, one
+worker thread for the key lookup and the command) and answers with the same bytes
+(``command_routes.answer``); an error the command raises is answered by the same handler FastAPI
+would pick (``errors.handler_for``). Anything else is handed, untouched (the body it read is
+replayed), to FastAPI: a refusal there is answered and logged as it always was (401, 403 and its
+log line, 422 with the validation's detail, 404, 405). Nothing has happened before a hand-over:
+the lookup only reads. ``tests/integration/http/test_fast_path.py`` holds both paths to the same
+answers.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from adapters.http.commands import (
+from adapters.http.command_routes import (
     IDEMPOTENCY_KEY_PATTERN,
     ROUTES,
     CommandRoute,

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from adapters.http.auth import require
-from adapters.http.commands import ERRORS, TableId
+from adapters.http.command_routes import ERRORS, TableId
 from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.models import ID_PATTERN, TABLE_ID_PATTERN, EventOut, TableOut
 from adapters.http.views import event_out, table_out

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from adapters.projections.gaming_day import GamingDay
+from adapters.projections.projection_runner import ProjectionRunner
 from adapters.projections.rounds import RoundRecord, read_rounds
-from adapters.projections.runner import ProjectionRunner
 
 __all__ = [
     "GamingDay",

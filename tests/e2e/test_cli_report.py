@@ -7,11 +7,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from adapters.cli.render import PIPE_WIDTH
 from adapters.projections.accounting import ACCOUNTING_COLUMNS
 from adapters.projections.positions import POSITION_COLUMNS
 from adapters.store import open_store
@@ -84,34 +86,41 @@ def test_the_report_in_csv_is_one_view_with_its_documented_columns(
     assert refused.returncode == 2 and "one view" in refused.stderr
 
 
+def _sections(out: str, title: str) -> list[str]:
+    """The tables of one view: the first and any cut off it to fit the width ("continued")."""
+    return [
+        block
+        for block in out.split("\n\n")
+        if block.startswith((f"{title}\n", f"{title} (continued)\n"))
+    ]
+
+
+def _row(tables: list[str], *first: str) -> list[str]:
+    """The cells of the row whose leading cells are ``first`` across the tables of a view, those
+    (repeated in each table) once."""
+    cells: list[str] = []
+    for table in tables:
+        rows = [line.split() for line in table.splitlines()]
+        found = next(row for row in rows if row[: len(first)] == list(first))
+        cells += found if not cells else found[len(first) :]
+    return cells
+
+
+def _width() -> int:
+    return int(os.environ.get("COLUMNS", PIPE_WIDTH))
+
+
 def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) -> None:
     done = paigow("report", "--db", evening, "--day", "2026-03-14")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith("Gaming day 2026-03-14 (cut-off 06:00 UTC)")
-    accounting = out.split("Table accounting\n")[1].split("\n\n")[0].splitlines()
-    assert accounting[0].split() == [
-        "table",
-        "gaming",
-        "day",
-        "rounds",
-        "voided",
-        "hands",
-        "push",
-        "%",
-        "drop",
-        "win",
-        "hold",
-        "%",
-        "commission",
-        "side",
-        "handle",
-        "side",
-        "win",
-        "total",
-        "win",
-    ]
-    assert accounting[2].split() == [
+    assert max(len(line) for line in out.splitlines()) <= _width()  # fits a pipe's width
+    accounting = _sections(out, "Table accounting")
+    assert accounting, out
+    # table, gaming day, rounds, voided, hands, push %, drop, win, hold %, commission,
+    # side handle, side win, total win
+    assert _row(accounting, "PG-7", "2026-03-14") == [
         "PG-7",
         "2026-03-14",
         "3",
@@ -126,7 +135,43 @@ def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) ->
         "-20.00",
         "-84.50",
     ]
-    assert "the dealer banks between two player banks (dealer_between)" in out
+    players = _sections(out, "Player bankrolls")
+    # table, seat, player, balance, in play, bought in, cashed out, main, side, commission,
+    # as banker, banker comm., net, hands, banked
+    assert _row(players, "PG-7", "1", "ana") == [
+        "PG-7",
+        "1",
+        "ana",
+        "507.50",
+        "0.00",
+        "500.00",
+        "0.00",
+        "+10.00",
+        "0.00",
+        "2.50",
+        "0.00",
+        "0.00",
+        "+7.50",
+        "3",
+        "0",
+    ]
+    assert "the dealer banks between two player banks (dealer_between)" in " ".join(out.split())
+
+
+def test_the_report_for_people_is_cut_to_fit_a_narrow_terminal(paigow: Run, evening: str) -> None:
+    """At 60 columns every view is cut into tables of whole columns: each amount stays whole."""
+    from adapters.cli.commands.report import _human
+    from adapters.projections.reports import VIEWS
+
+    done = paigow("report", "--db", evening, "--day", "2026-03-14", "--format", "json")
+    report = json.loads(done.stdout)
+    out = _human(report, VIEWS, width=60)
+    assert max(len(line) for line in out.splitlines()) <= 60
+    accounting = _sections(out, "Table accounting")
+    assert len(accounting) > 1
+    assert _row(accounting, "PG-7", "2026-03-14")[2:] == [
+        "3", "1", "7", "14.29%", "150.01", "-64.50", "-43.00%", "5.50", "5.00", "-20.00", "-84.50"
+    ]  # fmt: skip
 
 
 def test_recall_of_one_round_for_people(paigow: Run, evening: str) -> None:
@@ -134,8 +179,10 @@ def test_recall_of_one_round_for_people(paigow: Run, evening: str) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith("Round 3 at table PG-7: closed")
+    assert max(len(line) for line in out.splitlines()) <= _width()
     assert "Dice 2+3+5 = 10: stack 1 to position 3 (R-DEAL-3)" in out
-    chloe = next(line for line in out.splitlines() if " chloe " in line)
+    # chloe's position, across the tables cut to fit the width
+    chloe = " ".join(line for line in out.splitlines() if " chloe " in line)
     for shown in (
         "8h 8c 6s 4c 3h",
         "Kd Jd",

@@ -13,6 +13,16 @@ import json
 import sys
 from typing import Any
 
+from adapters.cli.render import (
+    Column,
+    as_text,
+    csv_text,
+    money,
+    output_width,
+    plain,
+    signed_money,
+    text_tables,
+)
 from table_core.errors import DomainError
 
 
@@ -59,7 +69,6 @@ def run_recall(args: argparse.Namespace) -> int:
 
 def render(table_id: str, position: int, records: list[Any], fmt: str) -> str:
     from adapters.projections.positions import POSITION_COLUMNS, position_rows, side_bets_csv
-    from adapters.projections.render import csv_text
 
     if fmt == "json":
         payload = {
@@ -76,21 +85,62 @@ def render(table_id: str, position: int, records: list[Any], fmt: str) -> str:
         return csv_text(POSITION_COLUMNS, rows)
     if not records:
         return f"table {table_id}: no rounds (events to position {position})\n"
-    return "\n\n".join(_human(r.record) for r in records) + "\n"
+    width = output_width()
+    return "\n".join(_human(r.record, width) for r in records)
 
 
-def _human(record: dict[str, Any]) -> str:
+#: The positions table of a round: (header, key, format); the first four name a row.
+POSITIONS: list[Column] = [
+    ("pos", "position", str),
+    ("stack", "stack", plain),
+    ("seat", "seat", plain),
+    ("player", "player_id", plain),
+    ("holder", "holder", plain),
+    ("cards", "cards", plain),
+    ("wager", "staked", plain),
+    ("back", "back", plain),
+    ("front", "front", plain),
+    ("set by", "set_reason", plain),
+    ("rule", "rule", plain),
+    ("fouled split", "fouled", plain),
+    ("b/f", "hands", plain),
+    ("result", "result", plain),
+    ("payout", "payout", signed_money),
+    ("comm.", "commission", money),
+    ("net", "net", signed_money),
+    ("side bets", "side", plain),
+]
+
+
+def _human(record: dict[str, Any], width: int) -> str:
+    """One round for people: what happened in lines, each position in a table cut to fit."""
     from adapters.projections.positions import position_rows
-    from adapters.projections.render import money, plain, signed_money, text_table
 
+    lines = [_heading(record), *_bank_and_deal(record)]
+    rows = [_shown_row(row) for row in position_rows(record)]
+    # A column empty in every row (no foul, no side bet) is left out: the rest fit better.
+    columns = [
+        column
+        for i, column in enumerate(POSITIONS)
+        if i < 4 or any(column[2](row.get(column[1])) for row in rows)
+    ]
+    tables = text_tables("Positions", columns, rows, width, keys=4) if rows else []
+    return as_text(["\n".join(lines), *tables, "\n".join(_outcome(record))], width)
+
+
+def _heading(record: dict[str, Any]) -> str:
     status = "IN PROGRESS" if record["status"] == "in_progress" else record["status"]
     ended = f", ended {record['ended_at']}" if record["ended_at"] else ""
-    lines = [
+    return (
         f"Round {record['round']} at table {record['table_id']}: {status} "
         f"(phase {record['phase']}, rules v{record['rules_version']}, "
         f"started {record['started_at']}{ended}, events {record['first_position']}.."
         f"{record['last_position']})"
-    ]
+    )
+
+
+def _bank_and_deal(record: dict[str, Any]) -> list[str]:
+    """Who banked (and the offers of the bank), the deal and the dice."""
     bank = record["bank"]
     if bank["banker_player_id"]:
         co_bank = " (the house co-banks)" if bank["co_bank"] else ""
@@ -99,7 +149,7 @@ def _human(record: dict[str, Any]) -> str:
         banker = "not decided yet (the bank is being offered)"
     else:
         banker = "the dealer"
-    lines.append(f"Banker: {banker}")
+    lines = [f"Banker: {banker}"]
     for offer in bank["offers"]:
         why = f" ({offer['reason']})" if offer["reason"] else ""
         lines.append(
@@ -118,48 +168,26 @@ def _human(record: dict[str, Any]) -> str:
             f"Dice {faces} = {dice['total']}: stack 1 to position {dice['first_position']} "
             "(R-DEAL-3)"
         )
-    rows = position_rows(record)
-    for row in rows:
-        row["side"] = "; ".join(_side_bet(b) for b in row["side_bets"])
-        if row["wager"] is not None:
-            returned = " returned" if row["wager_status"] == "returned" else ""
-            row["staked"] = money(row["wager"]) + returned
-        if row["player_back"]:
-            row["fouled"] = f"{row['player_back']} / {row['player_front']}"
-    if rows:
-        lines.append(
-            text_table(
-                [
-                    ("pos", "position", str),
-                    ("stack", "stack", plain),
-                    ("seat", "seat", plain),
-                    ("player", "player_id", plain),
-                    ("holder", "holder", plain),
-                    ("cards", "cards", plain),
-                    ("wager", "staked", plain),
-                    ("back", "back", plain),
-                    ("front", "front", plain),
-                    ("set by", "set_reason", plain),
-                    ("rule", "rule", plain),
-                    ("fouled split", "fouled", plain),
-                    ("b/f", "hands", plain),
-                    ("result", "result", plain),
-                    ("payout", "payout", signed_money),
-                    ("comm.", "commission", money),
-                    ("net", "net", signed_money),
-                    ("side bets", "side", plain),
-                ],
-                [
-                    row
-                    | {
-                        "hands": f"{row['back_result']}/{row['front_result']}"
-                        if row["back_result"]
-                        else None
-                    }
-                    for row in rows
-                ],
-            )
-        )
+    return lines
+
+
+def _shown_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A position's row with the cells people read: the wager (returned or not), the side bets,
+    the fouled split and the back/front results."""
+    shown = dict(row, side="; ".join(_side_bet(b) for b in row["side_bets"]))
+    if row["wager"] is not None:
+        returned = " returned" if row["wager_status"] == "returned" else ""
+        shown["staked"] = money(row["wager"]) + returned
+    if row["player_back"]:
+        shown["fouled"] = f"{row['player_back']} / {row['player_front']}"
+    if row["back_result"]:
+        shown["hands"] = f"{row['back_result']}/{row['front_result']}"
+    return shown
+
+
+def _outcome(record: dict[str, Any]) -> list[str]:
+    """The bank's result, commission, Envy, the meter, a void and anything else recorded."""
+    lines = []
     settlement = record["settlement"]
     if settlement is not None:
         bank = settlement["banker"]
@@ -197,12 +225,10 @@ def _human(record: dict[str, Any]) -> str:
         lines.append(f"VOIDED: {void['reason']}; returned {returned or 'nothing'}")
     for other in record["other"]:
         lines.append(f"Also recorded: {other['type']} at position {other['position']}")
-    return "\n".join(lines)
+    return lines
 
 
 def _side_bet(bet: dict[str, Any]) -> str:
-    from adapters.projections.render import money, signed_money
-
     if bet["status"] != "settled":
         return f"{bet['bet']} {money(bet['amount'])} {bet['status']}"
     return (

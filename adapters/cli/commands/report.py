@@ -14,6 +14,17 @@ import sys
 from datetime import date
 from typing import Any
 
+from adapters.cli.render import (
+    Column,
+    as_text,
+    csv_text,
+    money,
+    output_width,
+    pct,
+    plain,
+    signed_money,
+    text_tables,
+)
 from table_core.errors import DomainError
 
 VIEW_CHOICES = (
@@ -111,7 +122,6 @@ def _url(url: str | None) -> str:
 
 
 def render(report: dict[str, Any], views: tuple[str, ...], fmt: str) -> str:
-    from adapters.projections.render import csv_text
     from adapters.projections.reports import COLUMNS
 
     if fmt == "json":
@@ -122,131 +132,140 @@ def render(report: dict[str, Any], views: tuple[str, ...], fmt: str) -> str:
     return _human(report, views)
 
 
-def _human(report: dict[str, Any], views: tuple[str, ...]) -> str:
-    from adapters.projections.render import money, pct, plain, signed_money, text_table
-
+def _human(report: dict[str, Any], views: tuple[str, ...], width: int | None = None) -> str:
+    """Each view a table (or several, cut to fit the width: see adapters.cli.render)."""
+    width = width or output_width()
     day = report["gaming_day"] or "all gaming days"
-    head = (
+    parts: list[Any] = [
         f"Gaming day {day} (cut-off {report['cutoff']} {report['timezone']}); "
         f"events to position {report['position']}"
-    )
-    parts = [head]
-    sections: dict[str, tuple[str, list[tuple[str, str, Any]]]] = {
-        "accounting": (
-            "Table accounting",
-            [
-                ("table", "table_id", plain),
-                ("gaming day", "gaming_day", plain),
-                ("rounds", "rounds_played", str),
-                ("voided", "rounds_voided", str),
-                ("hands", "hands", str),
-                ("push %", "push_rate_pct", pct),
-                ("drop", "drop", money),
-                ("win", "win", signed_money),
-                ("hold %", "hold_pct", pct),
-                ("commission", "commission", money),
-                ("side handle", "side_handle", money),
-                ("side win", "side_win", signed_money),
-                ("total win", "total_win", signed_money),
-            ],
-        ),
-        "side_bets": (
-            "Side bets",
-            [
-                ("table", "table_id", plain),
-                ("gaming day", "gaming_day", plain),
-                ("bet", "bet", plain),
-                ("bets", "bets", str),
-                ("handle", "handle", money),
-                ("house result", "result", signed_money),
-                ("hold %", "hold_pct", pct),
-            ],
-        ),
-        "players": (
-            "Player bankrolls",
-            [
-                ("table", "table_id", plain),
-                ("seat", "seat", plain),
-                ("player", "player_id", plain),
-                ("balance", "balance", money),
-                ("in play", "in_play", money),
-                ("bought in", "bought_in", money),
-                ("cashed out", "cashed_out", money),
-                ("main", "main_result", signed_money),
-                ("side", "side_result", signed_money),
-                ("commission", "commission_paid", money),
-                ("as banker", "banker_result", signed_money),
-                ("banker comm.", "banker_commission", money),
-                ("net", "net_result", signed_money),
-                ("hands", "hands_played", str),
-                ("banked", "rounds_banked", str),
-            ],
-        ),
-        "house": (
-            "House result",
-            [
-                ("table", "table_id", plain),
-                ("main wagers", "main_result", signed_money),
-                ("commission", "commission", money),
-                ("side bets", "side_result", signed_money),
-                ("envy paid", "envy_paid", money),
-                ("total", "total_result", signed_money),
-                ("meter", "meter", money),
-                ("seeded", "meter_seeded", money),
-                ("rounds", "rounds_settled", str),
-            ],
-        ),
-        "rotation": (
-            "Banker rotation",
-            [
-                ("table", "table_id", plain),
-                ("banking", "banking", plain),
-                ("round", "round", str),
-                ("status", "round_status", plain),
-                ("banker", "current_banker", plain),
-                ("seat", "current_banker_seat", plain),
-                ("player", "current_banker_player_id", plain),
-                ("offered to", "offered_seat", plain),
-                ("next", "next_banker", plain),
-                ("next seat", "next_banker_seat", plain),
-                ("next player", "next_banker_player_id", plain),
-                ("why", "next_reason", plain),
-            ],
-        ),
-        "eligibility": (
-            "Bank eligibility (R-BANK-1)",
-            [
-                ("table", "table_id", plain),
-                ("seat", "seat", plain),
-                ("player", "player_id", plain),
-                ("eligible", "eligible", plain),
-                ("balance", "balance", money),
-                ("required", "required", money),
-                ("accepted", "offers_accepted", str),
-                ("declined", "offers_declined", str),
-                ("passed", "offers_passed", str),
-                ("banked", "rounds_banked", str),
-                ("reason", "reason", plain),
-            ],
-        ),
-        "offers": (
-            "Bank offers",
-            [
-                ("table", "table_id", plain),
-                ("round", "round", str),
-                ("seat", "seat", plain),
-                ("player", "player_id", plain),
-                ("eligible", "eligible", plain),
-                ("outcome", "outcome", plain),
-                ("balance", "balance", money),
-                ("required", "required", money),
-                ("reason", "reason", plain),
-            ],
-        ),
-    }
+    ]
     for view in views:
-        title, columns = sections[view]
+        title, keys, columns = SECTIONS[view]
         rows = report[view]
-        body = text_table(columns, rows) if rows else "(none)"
-        parts.append(f"{title}\n{body}")
-    return "\n\n".join(parts) + "\n"
+        parts += text_tables(title, columns, rows, width, keys) if rows else [f"{title}: none"]
+    return as_text(parts, width)
+
+
+#: Each view's title, how many leading columns name a row (repeated when a table is cut to fit)
+#: and its columns: (header, key, format).
+SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
+    "accounting": (
+        "Table accounting",
+        2,
+        [
+            ("table", "table_id", plain),
+            ("gaming day", "gaming_day", plain),
+            ("rounds", "rounds_played", str),
+            ("voided", "rounds_voided", str),
+            ("hands", "hands", str),
+            ("push %", "push_rate_pct", pct),
+            ("drop", "drop", money),
+            ("win", "win", signed_money),
+            ("hold %", "hold_pct", pct),
+            ("commission", "commission", money),
+            ("side handle", "side_handle", money),
+            ("side win", "side_win", signed_money),
+            ("total win", "total_win", signed_money),
+        ],
+    ),
+    "side_bets": (
+        "Side bets",
+        3,
+        [
+            ("table", "table_id", plain),
+            ("gaming day", "gaming_day", plain),
+            ("bet", "bet", plain),
+            ("bets", "bets", str),
+            ("handle", "handle", money),
+            ("house result", "result", signed_money),
+            ("hold %", "hold_pct", pct),
+        ],
+    ),
+    "players": (
+        "Player bankrolls",
+        3,
+        [
+            ("table", "table_id", plain),
+            ("seat", "seat", plain),
+            ("player", "player_id", plain),
+            ("balance", "balance", money),
+            ("in play", "in_play", money),
+            ("bought in", "bought_in", money),
+            ("cashed out", "cashed_out", money),
+            ("main", "main_result", signed_money),
+            ("side", "side_result", signed_money),
+            ("commission", "commission_paid", money),
+            ("as banker", "banker_result", signed_money),
+            ("banker comm.", "banker_commission", money),
+            ("net", "net_result", signed_money),
+            ("hands", "hands_played", str),
+            ("banked", "rounds_banked", str),
+        ],
+    ),
+    "house": (
+        "House result",
+        1,
+        [
+            ("table", "table_id", plain),
+            ("main wagers", "main_result", signed_money),
+            ("commission", "commission", money),
+            ("side bets", "side_result", signed_money),
+            ("envy paid", "envy_paid", money),
+            ("total", "total_result", signed_money),
+            ("meter", "meter", money),
+            ("seeded", "meter_seeded", money),
+            ("rounds", "rounds_settled", str),
+        ],
+    ),
+    "rotation": (
+        "Banker rotation",
+        1,
+        [
+            ("table", "table_id", plain),
+            ("banking", "banking", plain),
+            ("round", "round", str),
+            ("status", "round_status", plain),
+            ("banker", "current_banker", plain),
+            ("seat", "current_banker_seat", plain),
+            ("player", "current_banker_player_id", plain),
+            ("offered to", "offered_seat", plain),
+            ("next", "next_banker", plain),
+            ("next seat", "next_banker_seat", plain),
+            ("next player", "next_banker_player_id", plain),
+            ("why", "next_reason", plain),
+        ],
+    ),
+    "eligibility": (
+        "Bank eligibility (R-BANK-1)",
+        3,
+        [
+            ("table", "table_id", plain),
+            ("seat", "seat", plain),
+            ("player", "player_id", plain),
+            ("eligible", "eligible", plain),
+            ("balance", "balance", money),
+            ("required", "required", money),
+            ("accepted", "offers_accepted", str),
+            ("declined", "offers_declined", str),
+            ("passed", "offers_passed", str),
+            ("banked", "rounds_banked", str),
+            ("reason", "reason", plain),
+        ],
+    ),
+    "offers": (
+        "Bank offers",
+        4,
+        [
+            ("table", "table_id", plain),
+            ("round", "round", str),
+            ("seat", "seat", plain),
+            ("player", "player_id", plain),
+            ("eligible", "eligible", plain),
+            ("outcome", "outcome", plain),
+            ("balance", "balance", money),
+            ("required", "required", money),
+            ("reason", "reason", plain),
+        ],
+    ),
+}

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
-from adapters.http import commands
+from adapters.http import command_routes
 from adapters.http.app import create_app
 from adapters.http.keys import MemoryKeyStore
 from adapters.rng import SeededDeckAndDice
@@ -165,7 +165,7 @@ def test_a_well_formed_command_never_reaches_the_fastapi_endpoint(
     async def not_here(*_args: Any) -> Any:
         raise AssertionError("the FastAPI endpoint ran")
 
-    monkeypatch.setattr(commands, "_command", not_here)
+    monkeypatch.setattr(command_routes, "_command", not_here)
     assert api.post("floor", "/open", {}).status_code == 200
     assert api.post("dealer", "/seat", {"seat": 1, "player_id": "ana"}).status_code == 200
     assert api.post("dealer", "/round/start").status_code == 200

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Depends, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from adapters.http.auth import require
+from adapters.http.command_runner import CommandRunner
 from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.keys import ApiKey
 from adapters.http.models import (
@@ -40,7 +41,6 @@ from adapters.http.models import (
     SideBetBody,
     VoidBody,
 )
-from adapters.http.runner import CommandRunner
 from adapters.http.views import command_body
 from adapters.system_events import SYSTEM_STREAM
 from table_core import commands as c
