@@ -13,8 +13,7 @@ from collections.abc import Sequence
 
 from table_core.events import Event, parse_event
 from table_core.ports import EventStore, RecordedEvent
-from table_core.table import TableState
-from table_core.table import fold
+from table_core.table import TableState, fold
 
 
 def table_events(recorded: Sequence[RecordedEvent]) -> list[Event]:
