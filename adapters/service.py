@@ -24,12 +24,13 @@ import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from adapters.clock import Clock, system_clock
 from adapters.logging import get_logger
-from adapters.system_events import (
+from eventlog.mapper import NewEvent, event_to_dict, parse_event
+from eventlog.provenance import software_version
+from eventlog.system_events import (
     SYSTEM_STREAM,
     CommandsRefused,
     RoundVoidedNoted,
@@ -42,14 +43,13 @@ from adapters.system_events import (
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
-from table_core.events import Actor, Event, RoundVoided, RulesChanged, event_to_dict, parse_event
+from table_core.events import Actor, Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
 from table_core.ports import (
     CommandIdConflict,
     CommandsPartlyRecorded,
     ConcurrencyError,
     EventStore,
-    NewEvent,
     RecordedEvent,
 )
 from table_core.state import TableState
@@ -61,13 +61,6 @@ SYSTEM_ACTOR = Actor(id="paigow", role="system")
 _SYSTEM_ATTEMPTS = 32
 #: Events after which the store signs a checkpoint over the chain head (the end of a round).
 _ROUND_ENDS = frozenset({"round_closed", "round_voided"})
-
-
-def software_version() -> str:
-    try:
-        return version("paigow-table")
-    except PackageNotFoundError:  # running from a source tree that was not installed
-        return "unknown"
 
 
 class StoreUnverified(DomainError):

@@ -7,7 +7,7 @@ One UTF-8 text file, one JSON object per line::
     ...                                       every event, global position order
     {"checkpoint": {"position": ..., "hash": ..., "signed_at": ..., "key_id": ..., ...}}
 
-Each event carries every stored column (``adapters.store.verify.ROW_COLUMNS``); ``payload`` is the
+Each event carries every stored column (``eventlog.query.ROW_COLUMNS``); ``payload`` is the
 exact stored text, so every hash recomputes. The manifest holds the counts, the first and last
 events' hashes, each stream's head, the rules profiles recorded, the public key the checkpoints
 were signed with and the software version. ``paigow audit verify --bundle FILE`` checks all of it
@@ -34,9 +34,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from adapters.service import software_version
-from adapters.store.canonical import key_id
-from adapters.store.verify import CHECKPOINT_COLUMNS, ROW_COLUMNS
 from audit.findings import Finding
 from audit.sources import (
     AuditUsageError,
@@ -48,6 +45,9 @@ from audit.sources import (
     public_key_for,
     stream_rows,
 )
+from eventlog.keys import key_id
+from eventlog.provenance import software_version
+from eventlog.query import CHECKPOINT_COLUMNS, ROW_COLUMNS
 
 FORMAT = "paigow-audit-bundle"
 FORMAT_VERSION = 1

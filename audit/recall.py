@@ -19,7 +19,8 @@ from typing import Any
 
 from audit.describe import commission_words
 from audit.sources import connect, stream_rows
-from table_core.events import Event, event_to_dict, parse_event
+from eventlog.mapper import event_to_dict, parse_event
+from table_core.events import Event
 from table_core.state import TableState, fold
 
 _SKIP = ("type", "schema_version", "table_id", "round", "actor", "at")

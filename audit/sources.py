@@ -6,7 +6,7 @@ READ ONLY transaction with a server-side cursor, so the audit never writes (it d
 positions to events a crashed writer left unpositioned: it reports them) and a log of any size
 streams in constant memory.
 
-Rows come in ``adapters.store.verify.ROW_COLUMNS`` order, global position order, as the store's
+Rows come in ``eventlog.query.ROW_COLUMNS`` order, global position order, as the store's
 verifier reads them. Besides the chain, two facts only the database holds are checked: events with
 no global position, and the ``commands`` table's record of how far each stream was written (a
 stream that ends before it means its last events were removed, even with no checkpoint after
@@ -26,8 +26,9 @@ from sqlalchemy.engine import URL
 
 from adapters.store import database_url
 from adapters.store.signing import KEY_ENV, Signer, key_paths
-from adapters.store.verify import CHECKPOINT_QUERY, LOG_QUERY, load_public_key
 from audit.findings import Finding
+from eventlog.keys import load_public_key
+from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY
 from table_core.ports import StoreError
 
 COUNT_UNPOSITIONED = (

@@ -23,11 +23,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from adapters.system_events import SYSTEM_STREAM, parse_system_event
 from audit.chain import Integrity
 from audit.findings import AuditReport, Finding
 from audit.sources import LogSource
 from audit.tables import Envelope, Tables, TablesInProcesses, first_line
+from eventlog.system_events import SYSTEM_STREAM, parse_system_event
 from table_core.ports import Upcasters
 
 Progress = Callable[[int], None]

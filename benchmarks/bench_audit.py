@@ -45,9 +45,9 @@ from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.simulation.mixed_session import Session
 from adapters.store import SqlEventStore, open_store
-from adapters.store.verify import LOG_QUERY
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
+from eventlog.query import LOG_QUERY
 
 START = datetime(2026, 1, 2, 18, 0, tzinfo=UTC)
 

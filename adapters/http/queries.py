@@ -19,7 +19,7 @@ from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.models import ID_PATTERN, TABLE_ID_PATTERN, EventOut, TableOut
 from adapters.http.views import event_out, table_out
 from adapters.service import TableService
-from adapters.system_events import SYSTEM_STREAM
+from eventlog.system_events import SYSTEM_STREAM
 
 router = APIRouter(tags=["queries"])
 T = TypeVar("T")

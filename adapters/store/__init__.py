@@ -26,7 +26,7 @@ from adapters.store.signing import (
 )
 from adapters.store.sql import SqlEventStore
 from adapters.store.sqlite import SqliteEventStore
-from adapters.store.verify import load_public_key
+from eventlog.keys import load_public_key
 from table_core.ports import StoreError, Upcasters
 
 __all__ = [

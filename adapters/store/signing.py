@@ -15,7 +15,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from adapters.store.canonical import checkpoint_message, key_id
+from eventlog.canonical import checkpoint_message
+from eventlog.keys import key_id
 
 KEY_ENV = "PAIGOW_SIGNING_KEY"
 

@@ -11,7 +11,8 @@ import pytest
 
 from adapters.store import open_store
 from adapters.store.signing import KEY_ENV, Signer, key_paths
-from adapters.store.verify import load_public_key, verify_sqlite_file
+from eventlog.keys import load_public_key
+from eventlog.verifier import verify_sqlite_file
 from table_core.ports import SigningKeyMissing
 from tests.integration.store.conftest import OPENED, wager
 
