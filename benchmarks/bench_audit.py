@@ -116,7 +116,7 @@ AREAS = (
     ("row envelope vs payload", "audit/tables.py", "problems"),
     ("decide again (table_core.table.decide, its events built)", "table_core/table.py", "decide"),
     ("fold (table_core.state.fold)", "table_core/state.py", "fold"),
-    ("command read back from its events", "audit/commands.py", "command_of"),
+    ("command read back from its events", "audit/command_rebuild.py", "command_of"),
     ("money ledger", "audit/rederive.py", "post"),
 )
 #: Parts measured inside another: (inner, outer) subtracted so nothing counts twice.

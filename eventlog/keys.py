@@ -7,6 +7,7 @@ needs only what is here. ``cryptography`` is imported when a key or signature is
 from __future__ import annotations
 
 from hashlib import sha256
+from pathlib import Path
 
 from eventlog.canonical import checkpoint_message
 
@@ -14,6 +15,24 @@ from eventlog.canonical import checkpoint_message
 def key_id(public_key_raw: bytes) -> str:
     """A short name for a public key: the first 16 hex digits of its SHA-256."""
     return sha256(public_key_raw).hexdigest()[:16]
+
+
+def key_paths(db_path: str | Path) -> tuple[Path, Path]:
+    """Where an embedded database's key files sit: ``<db>.signing-key`` (the private key, PKCS#8
+    PEM) and ``<db>.signing-key.pub`` (its public half, SubjectPublicKeyInfo PEM)."""
+    base = str(db_path)
+    return Path(base + ".signing-key"), Path(base + ".signing-key.pub")
+
+
+def public_half(private_pem: bytes) -> bytes:
+    """The raw public key of an unencrypted Ed25519 private key PEM (a signing key file)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = serialization.load_pem_private_key(private_pem, password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ValueError("the signing key must be an Ed25519 private key")
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
 def load_public_key(data: bytes | str) -> bytes:

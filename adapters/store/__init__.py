@@ -18,15 +18,10 @@ from sqlalchemy.exc import DisconnectionError
 from adapters.store import migrate
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.postgres import PostgresEventStore
-from adapters.store.signing import (
-    Signer,
-    configured_signer,
-    create_key_files,
-    key_paths,
-)
+from adapters.store.signing import Signer, configured_signer, create_key_files
 from adapters.store.sql import SqlEventStore
 from adapters.store.sqlite import SqliteEventStore
-from eventlog.keys import load_public_key
+from eventlog.keys import key_paths, load_public_key
 from table_core.ports import StoreError, Upcasters
 
 __all__ = [

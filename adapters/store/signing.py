@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from eventlog.canonical import checkpoint_message
-from eventlog.keys import key_id
+from eventlog.keys import key_id, key_paths
 
 KEY_ENV = "PAIGOW_SIGNING_KEY"
 
@@ -65,11 +65,6 @@ class Signer:
     @classmethod
     def from_file(cls, path: str | Path) -> Signer:
         return cls.from_pem(Path(path).read_bytes())
-
-
-def key_paths(db_path: str | Path) -> tuple[Path, Path]:
-    base = str(db_path)
-    return Path(base + ".signing-key"), Path(base + ".signing-key.pub")
 
 
 def create_key_files(db_path: str | Path) -> Signer:

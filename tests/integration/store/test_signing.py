@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from adapters.store import open_store
-from adapters.store.signing import KEY_ENV, Signer, key_paths
-from eventlog.keys import load_public_key
+from adapters.store.signing import KEY_ENV, Signer
+from eventlog.keys import key_paths, load_public_key
 from eventlog.verifier import verify_sqlite_file
 from table_core.ports import SigningKeyMissing
 from tests.integration.store.conftest import OPENED, wager
