@@ -8,8 +8,9 @@ swapped event gives findings at that place only and the rest of the log is still
 
 Checkpoints are checked here rather than inside ``ChainVerifier`` (which also stops at the first
 bad one): the signed head must be the global hash recorded at its position, signed by the key
-given; a checkpoint whose position is not in the log means events were removed. The message bytes
-come from ``eventlog.canonical.checkpoint_message``, the same the store signs.
+given; a checkpoint whose position is not in the log means events were removed. The signature is
+checked by ``eventlog.keys`` over ``eventlog.canonical.checkpoint_message``, the bytes the store
+signs.
 
 A bundle of one table (``anchored``) holds that table's events only, so global positions have
 gaps: each event's global link (``global_prev`` → ``global_hash``) is checked on its own, positions
@@ -22,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from audit.findings import Finding
-from eventlog.canonical import NotCanonical, checkpoint_message, load_payload
-from eventlog.keys import key_id
+from eventlog.canonical import NotCanonical, load_payload
+from eventlog.keys import checkpoint_signature_holds, key_id
 from eventlog.verifier import ChainVerificationError, ChainVerifier
 from eventlog.verifier import Finding as ChainFinding
 
@@ -61,11 +62,6 @@ class Integrity:
         self.checkpoints_checked = 0
         self.public_key = public_key
         self.key_id = key_id(public_key) if public_key is not None else None
-        self._verifier: Any = None
-        if public_key is not None:
-            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-            self._verifier = Ed25519PublicKey.from_public_bytes(public_key)
 
     # --- rows ----------------------------------------------------------------------------------
 
@@ -200,18 +196,12 @@ class Integrity:
                 checkpoint, "the signed chain head differs from the global hash in the log"
             )
             return
-        if self._verifier is None:
+        if self.public_key is None:
             return
         if signer != self.key_id:
             self._checkpoint_finding(checkpoint, f"signed by key {signer}, not {self.key_id}")
             return
-        from cryptography.exceptions import InvalidSignature
-
-        try:
-            self._verifier.verify(
-                bytes.fromhex(signature), checkpoint_message(position, head, signed_at)
-            )
-        except (InvalidSignature, ValueError):
+        if not checkpoint_signature_holds(self.public_key, signature, position, head, signed_at):
             self._checkpoint_finding(checkpoint, "the checkpoint signature does not hold")
 
     def _checkpoint_finding(self, checkpoint: Sequence[Any], detail: str) -> None:

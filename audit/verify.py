@@ -4,7 +4,7 @@ For each row, in global position order:
 
 1. integrity (``audit.chain``): the store's chain verifier on the row (positions and versions
    gap-free, links, canonical payload, event and global hashes) and the signed checkpoints;
-   then the payload must parse under its schema (``table_core.events.parse_event``, or the system
+   then the payload must parse under its schema (``eventlog.mapper.parse_event``, or the system
    stream's events) and agree with the row's envelope (type, schema version, stream, actor, time);
 2. procedure, rules and money (``audit.rederive``): each table's commands decided again by
    ``table_core`` on the state folded from the events before them, and the books reconciled.

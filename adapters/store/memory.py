@@ -37,7 +37,7 @@ State = TypeVar("State")
 
 
 class InMemoryEventStore(AppendEntrances):
-    """``rows`` holds the log as the verifier reads it (``verify.ROW_COLUMNS`` order), which is
+    """``rows`` holds the log as the verifier reads it (``query.ROW_COLUMNS`` order), which is
     what tamper tests edit; nothing in the store's API changes or removes a row."""
 
     def __init__(self, signer: Signer | None = None, upcasters: Upcasters | None = None) -> None:
