@@ -28,7 +28,8 @@ from typing import Any
 
 from adapters.clock import Clock, system_clock
 from adapters.logging import get_logger
-from eventlog.mapper import NewEvent, event_to_dict, parse_event
+from eventlog.envelope import NewEvent
+from eventlog.mapper import event_to_dict, parse_event
 from eventlog.provenance import software_version
 from eventlog.system_events import (
     SYSTEM_STREAM,

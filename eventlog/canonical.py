@@ -68,7 +68,7 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def canonical_json(value: Any) -> str:
-    """The one text form of a JSON value (floats are refused before: ``mapper.check_json``)."""
+    """The one text form of a JSON value (floats are refused before: ``envelope.check_json``)."""
     return canonical_bytes(value).decode()
 
 
@@ -126,7 +126,7 @@ def parse_time(text: str) -> datetime:
 
 
 def event_link(
-    quoted_prev: str,
+    prev: str,
     quoted_stream: str,
     version: int,
     quoted_type: str,
@@ -134,16 +134,17 @@ def event_link(
     quoted_at: str,
     quoted_actor: str,
     quoted_command: str,
-    payload: bytes,
+    payload: str,
 ) -> str:
-    """THE event-hash recipe, on parts already quoted (``quote`` = the standard library's JSON
-    string quoting; ``quoted_actor`` is the quoted id and role joined by a comma). The hot loops
-    (append, replay) quote each repeating text once and call this; ``event_hash`` quotes for the
-    rest. The header is ASCII, so its UTF-8 is ``encode()``'s."""
+    """THE event-hash recipe, on parts already quoted (``quote``; ``quoted_actor`` is the quoted
+    id and role joined by a comma) and ``prev`` as it stands between its quotes (a hash of our own
+    is hex, which quoting leaves as it is). The hot loops (append, replay) quote each repeating
+    text once and call this; ``event_hash`` quotes for the rest. ``payload`` is the stored text."""
     return sha256(
-        f'["{EVENT_DOMAIN}",{quoted_prev},{quoted_stream},{version:d},{quoted_type},'
-        f"{schema_version:d},{quoted_at},{quoted_actor},{quoted_command}]\n".encode()
-        + payload
+        f'["{EVENT_DOMAIN}","{prev}",{quoted_stream},{version},{quoted_type},'
+        f"{schema_version:d},{quoted_at},{quoted_actor},{quoted_command}]\n{payload}".encode(
+            "utf-8", "surrogatepass"
+        )
     ).hexdigest()
 
 
@@ -161,7 +162,7 @@ def event_hash(
 ) -> str:
     """The event hash of stored texts (see the module's docstring)."""
     return event_link(
-        quote(prev_hash),
+        quote(prev_hash)[1:-1],
         quote(stream_id),
         int(version),
         quote(event_type),
@@ -169,18 +170,19 @@ def event_hash(
         quote(at),
         f"{quote(actor_id)},{quote(actor_role)}",
         quote(command_id),
-        payload.encode("utf-8", "surrogatepass"),
+        payload,
     )
 
 
-def global_link(quoted_prev: str, position: int, quoted_event_hash: str) -> str:
-    """THE global-hash recipe, on quoted hashes (a hash of our own is hex: ``'"' + hex + '"'``)."""
-    text = f'["{GLOBAL_DOMAIN}",{quoted_prev},{position:d},{quoted_event_hash}]'
-    return sha256(text.encode()).hexdigest()
+def global_link(prev: str, position: int, event_hash_hex: str) -> str:
+    """THE global-hash recipe; both hashes as they stand between their quotes (hex for ours)."""
+    return sha256(
+        f'["{GLOBAL_DOMAIN}","{prev}",{position},"{event_hash_hex}"]'.encode()
+    ).hexdigest()
 
 
 def global_hash(prev_global: str, position: int, event_hash_hex: str) -> str:
-    return global_link(quote(prev_global), int(position), quote(event_hash_hex))
+    return global_link(quote(prev_global)[1:-1], int(position), quote(event_hash_hex)[1:-1])
 
 
 def checkpoint_message(position: int, chain_hash: str, at: str) -> bytes:

@@ -1,22 +1,15 @@
-"""The one mapper between the core and the store: an event to its JSON form and back, and the
-envelope the store records it in.
+"""The one mapper between the core and the store: a table event to its JSON form and back.
 
-- ``event_to_dict`` / ``parse_event``: a table event (``table_core.events``) to the JSON-ready dict
-  that is its stored payload (no floats, ISO times), and back; ``time_text`` writes times as
-  pydantic's JSON mode does.
-- ``NewEvent``: the envelope of one event to append, checked when it is built (``check_json``
-  refuses anything not a plain JSON value, floats above all), so every store refuses alike.
-
-The store persists exactly this pair; the canonical bytes and hashes of what it stores are
-``eventlog.canonical``'s.
+``event_to_dict`` / ``parse_event``: a table event (``table_core.events``) to the JSON-ready dict
+that is its stored payload (no floats, ISO times), and back; ``time_text`` writes times as
+pydantic's JSON mode does. The store persists exactly this pair, in ``envelope.NewEvent``s; the
+canonical bytes and hashes of what it stores are ``eventlog.canonical``'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import suppress
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from datetime import UTC, datetime, timedelta
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -25,7 +18,6 @@ from pydantic import AwareDatetime, BaseModel, TypeAdapter, ValidationError
 
 from table_core.errors import DomainError
 from table_core.events import Event
-from table_core.ports import Actor, InvalidEvent
 
 _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
@@ -194,142 +186,3 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     ``event.model_dump(mode="json")``."""
     dump = _DUMPERS.get(type(event)) or _dumper(type(event))
     return dump(event)
-
-
-# --- the envelope ---------------------------------------------------------------------------------
-
-# Integers outside a signed 64-bit range are refused: an auditor's tool in any language must read
-# every amount exactly, and no chip count comes near it.
-_INT_LIMIT = 2**63
-
-_type_of = type
-_new = object.__new__
-
-
-# Frozen dataclasses set their fields through ``object.__setattr__`` (the class's own refuses):
-# about 0.35 us a field here, 3.5 us a RecordedEvent, paid per event on every append and replay.
-# So the fields live as slots of a plain base class; the constructor fills them through a twin
-# subclass that adds nothing to the base (its stores are plain slot stores), then gives the
-# object its real class, which CPython allows between classes of the same layout. What callers
-# get is unchanged: the dataclass's equality, hash, repr and refusal to assign.
-class _NewEventSlots:
-    __slots__ = ("actor", "at", "payload", "plain", "schema_version", "serialized", "type")
-
-
-class _NewEventFill(_NewEventSlots):
-    __slots__ = ()
-
-
-@dataclass(frozen=True, init=False)
-class NewEvent(_NewEventSlots):
-    """An event a command produced, not yet recorded. Checked here, so every store refuses alike.
-
-    ``serialized=True`` says the payload is a JSON serializer's output from models with no float
-    field (pydantic's ``model_dump(mode="json")`` of the core's events: string keys, lists,
-    integers for money): the recursive walk of :func:`check_json` is skipped, since it would
-    re-check what the core's models already validated. The 64-bit range of integers is still
-    enforced: every store scans the bytes it writes for long digit runs and walks the payload
-    when it finds one. A float in such a payload is the maker's broken promise, not caught here.
-    """
-
-    __slots__ = ()
-
-    type: str
-    schema_version: int
-    payload: Mapping[str, Any]
-    actor: Actor
-    at: datetime
-    # No defaults here (a class attribute would hide the slot): ``__new__`` sets both.
-    serialized: bool = dataclass_field(kw_only=True, compare=False, repr=False)
-    #: Set on construction: the payload is dicts and lists of JSON leaves only, so the store may
-    #: hand it back as the recorded payload instead of parsing its own text again.
-    plain: bool = dataclass_field(init=False, compare=False, repr=False)
-
-    def __new__(
-        cls,
-        type: str,
-        schema_version: int,
-        payload: Mapping[str, Any],
-        actor: Actor,
-        at: datetime,
-        *,
-        serialized: bool = False,
-    ) -> NewEvent:
-        if not isinstance(type, str) or not type:
-            raise InvalidEvent("an event needs a non-empty type")
-        if _type_of(schema_version) is not int or schema_version < 1:
-            raise InvalidEvent(f"{type}: schema_version is an integer from 1")
-        if _type_of(actor) is not Actor and not isinstance(actor, Actor):
-            raise InvalidEvent(f"{type}: actor must be an Actor")
-        if not isinstance(at, datetime) or at.utcoffset() is None:
-            raise InvalidEvent(f"{type}: the event time must be a timezone-aware datetime")
-        if _type_of(payload) is not dict and not isinstance(payload, Mapping):
-            raise InvalidEvent(f"{type}: the payload must be a JSON object")
-        plain = serialized or check_json(payload, type)
-        self: Any = _new(_NewEventFill)
-        self.type = type
-        self.schema_version = schema_version
-        self.payload = payload
-        self.actor = actor
-        self.at = at
-        self.serialized = serialized
-        self.plain = plain and _type_of(payload) is dict
-        self.__class__ = cls  # a subclass with slots of its own would refuse: none exists
-        return self  # type: ignore[no-any-return]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_new_event, (self.type, self.schema_version, self.payload, self.actor, self.at,
-                             self.serialized))  # fmt: skip
-
-
-def _new_event(
-    kind: str, schema: int, payload: Mapping[str, Any], actor: Actor, at: datetime, serialized: bool
-) -> NewEvent:
-    """Unpickling and copying (the constructor takes ``serialized`` by keyword only)."""
-    return NewEvent(kind, schema, payload, actor, at, serialized=serialized)
-
-
-_NEGATIVE_LIMIT = -_INT_LIMIT
-
-
-def check_json(value: object, where: str) -> bool:
-    """Refuse anything that is not a plain JSON value: floats above all (money is integers).
-
-    Returns whether the value is plain as well: dicts and lists only (no tuples, no other
-    mappings), so that its JSON text reads back as an equal value."""
-    kind = type(value)
-    plain = True
-    if kind is dict or isinstance(value, Mapping):
-        plain = kind is dict
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str:
-                raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
-            # The common leaves inline: this runs for every value of every event appended.
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is list or kind is tuple:
-        plain = kind is list
-        for item in value:  # type: ignore[attr-defined]
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is str or kind is bool or value is None:
-        return True
-    if kind is int:
-        if not _NEGATIVE_LIMIT < value < _INT_LIMIT:  # type: ignore[operator]
-            raise InvalidEvent(f"{where}: integer {value} is outside the signed 64-bit range")
-        return True
-    if kind is float:
-        raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
-    raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")

@@ -101,7 +101,7 @@ class Actor:
 class EventEnvelope(Protocol):
     """An event a command produced, not yet recorded, as a store takes it.
 
-    The envelope a store is given is ``eventlog.mapper.NewEvent``, which checks its fields and
+    The envelope a store is given is ``eventlog.envelope.NewEvent``, which checks its fields and
     payload when it is built, so every store refuses alike; ``plain`` says the payload is dicts
     and lists of JSON leaves only (the store may hand it back as the recorded payload), and
     ``serialized`` that its maker promised a float-free payload (``NewEvent`` says more)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from adapters.projections import ProjectionRunner, recall
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from table_core.ports import Actor
 
 from . import session as s

@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from table_core.ports import Actor, ConcurrencyError
 
 REPO = Path(__file__).resolve().parents[3]

@@ -18,7 +18,7 @@ import pytest
 
 from adapters.store import InMemoryEventStore, SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from table_core.ports import Actor
 
 DEALER = Actor("dealer-ann", "dealer")

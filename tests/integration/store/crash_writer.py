@@ -20,7 +20,7 @@ from adapters.store import open_store
 from adapters.store.core import build_rows, command_rows
 from adapters.store.sql import EVENT_COLUMNS
 from eventlog.canonical import GENESIS_HASH
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from table_core.ports import Actor
 
 DEALER = Actor("dealer-ann", "dealer")

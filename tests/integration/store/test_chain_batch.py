@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from adapters.store.core import EventReader, build_batch_rows, chain_batch, sequence
 from eventlog.canonical import GENESIS_HASH
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from table_core.ports import Actor
 
 DEALER = Actor("dealer-ann", "dealer")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from eventlog.verifier import verify
 from table_core.ports import (
     Actor,

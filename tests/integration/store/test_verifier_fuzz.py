@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.signing import Signer
 from eventlog.canonical import canonical_json, event_hash
-from eventlog.mapper import NewEvent
+from eventlog.envelope import NewEvent
 from eventlog.query import ROW_COLUMNS
 from eventlog.verifier import verify
 from tests.integration.store.conftest import DEALER, OPENED, PIT_BOSS
