@@ -112,7 +112,7 @@ def raw_read(path: Path) -> tuple[int, float]:
 AREAS = (
     ("chain: 2 SHA-256, canonical JSON, links (ChainVerifier)", "audit/chain.py", "check"),
     ("signed checkpoints (Ed25519)", "audit/chain.py", "_check_checkpoint"),
-    ("payload -> event (pydantic validation)", "table_core/events.py", "parse_event"),
+    ("payload -> event (pydantic validation)", "eventlog/mapper.py", "parse_event"),
     ("row envelope vs payload", "audit/tables.py", "problems"),
     ("decide again (table_core.table.decide, its events built)", "table_core/table.py", "decide"),
     ("fold (table_core.state.fold)", "table_core/state.py", "fold"),

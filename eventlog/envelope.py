@@ -23,12 +23,8 @@ _type_of = type
 _new = object.__new__
 
 
-# Frozen dataclasses set their fields through ``object.__setattr__`` (the class's own refuses):
-# about 0.35 us a field here, 3.5 us a RecordedEvent, paid per event on every append and replay.
-# So the fields live as slots of a plain base class; the constructor fills them through a twin
-# subclass that adds nothing to the base (its stores are plain slot stores), then gives the
-# object its real class, which CPython allows between classes of the same layout. What callers
-# get is unchanged: the dataclass's equality, hash, repr and refusal to assign.
+# Built as ``ports.RecordedEvent`` is, and for the same reason (the comment there): the fields are
+# slots of a plain base class, filled through a twin subclass, then the object gets its real class.
 class _NewEventSlots:
     __slots__ = ("actor", "at", "payload", "plain", "schema_version", "serialized", "type")
 

@@ -284,16 +284,14 @@ def chain_batch(
                                 quoted_actor, quoted_command, text)  # fmt: skip
             global_prev = chained
             chained = chain_link = global_link(chain_link, position, digest)
-            add_row((position, stream_id, version, kind, schema, text, at, actor_id, role,
-                     command_id, prev, digest))  # fmt: skip
+            row = (position, stream_id, version, kind, schema, text, at, actor_id, role,
+                   command_id, prev, digest)  # fmt: skip
+            add_row(row)
             add_log((position, position, global_prev, chained))
-            if exact:
-                keep(reader.event((position, stream_id, version, kind, schema, text, at, actor_id,
-                                   role, command_id, prev, digest)))  # fmt: skip
-            else:
-                keep(new(RecordedEvent, position, stream_id, version, kind, schema,
-                         payload if event.plain else loads_json(text), actor, moment, command_id,
-                         prev, digest))  # fmt: skip
+            keep(reader.event(row) if exact else
+                 new(RecordedEvent, position, stream_id, version, kind, schema,
+                     payload if event.plain else loads_json(text), actor, moment, command_id,
+                     prev, digest))  # fmt: skip
             prev = link = digest
         out.append(recorded)
     return rows, log, out, chained
