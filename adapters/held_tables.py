@@ -11,7 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from table_core.events import Event, parse_event
+from eventlog.mapper import parse_event
+from table_core.events import Event
 from table_core.ports import EventStore, RecordedEvent
 from table_core.table import TableState, fold
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from adapters.batches import (
@@ -37,30 +36,25 @@ from adapters.clock import Clock, system_clock
 from adapters.held_tables import HeldTables
 from adapters.logging import get_logger
 from adapters.system_stream import SystemStream, significant_notes
+from eventlog.envelope import NewEvent
+from eventlog.mapper import event_to_dict
+from eventlog.provenance import software_version
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
-from table_core.events import Actor, Event, event_to_dict
+from table_core.events import Actor, Event
 from table_core.ports import Actor as StoreActor
 from table_core.ports import (
     CommandIdConflict,
     CommandsPartlyRecorded,
     ConcurrencyError,
     EventStore,
-    NewEvent,
     RecordedEvent,
 )
 from table_core.table import TableState, decide, fold
 
 #: Events after which the store signs a checkpoint over the chain head (the end of a round).
 _ROUND_ENDS = frozenset({"round_closed", "round_voided"})
-
-
-def software_version() -> str:
-    try:
-        return version("paigow-table")
-    except PackageNotFoundError:  # running from a source tree that was not installed
-        return "unknown"
 
 
 class StoreUnverified(DomainError):

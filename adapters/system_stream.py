@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from adapters.system_events import (
+from eventlog.envelope import NewEvent
+from eventlog.system_events import (
     SYSTEM_STREAM,
     CommandsRefused,
     RoundVoidedNoted,
@@ -26,7 +27,7 @@ from adapters.system_events import (
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore, NewEvent
+from table_core.ports import ConcurrencyError, EventStore
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.

@@ -7,7 +7,7 @@ One UTF-8 text file, one JSON object per line::
     ...                                       every event, global position order
     {"checkpoint": {"position": ..., "hash": ..., "signed_at": ..., "key_id": ..., ...}}
 
-Each event carries every stored column (``adapters.store.verify.ROW_COLUMNS``); ``payload`` is the
+Each event carries every stored column (``eventlog.query.ROW_COLUMNS``); ``payload`` is the
 exact stored text, so every hash recomputes. The manifest holds the counts, the first and last
 events' hashes, each stream's head, the rules profiles recorded, the public key the checkpoints
 were signed with and the software version. ``paigow audit verify --bundle FILE`` checks all of it
@@ -34,9 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from adapters.service import software_version
-from adapters.store.canonical import key_id
-from adapters.store.verify import CHECKPOINT_COLUMNS, ROW_COLUMNS
+from sqlalchemy.engine import URL
+
 from audit.findings import Finding
 from audit.sources import (
     AuditUsageError,
@@ -45,9 +44,13 @@ from audit.sources import (
     checkpoint_rows,
     connect,
     log_rows,
+    log_url,
     public_key_for,
     stream_rows,
 )
+from eventlog.keys import key_id
+from eventlog.provenance import software_version
+from eventlog.query import CHECKPOINT_COLUMNS, ROW_COLUMNS
 
 FORMAT = "paigow-audit-bundle"
 FORMAT_VERSION = 1
@@ -119,20 +122,20 @@ class _Tally:
 
 
 def export(
-    url: str | None,
+    url: str | URL,
     out: str | Path,
     *,
     table: str | None = None,
     from_round: int | None = None,
     to_round: int | None = None,
     public_key: str | Path | None = None,
+    signing_key: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Write the bundle to ``out`` (atomically) and answer its manifest."""
+    """Write the bundle of the database at ``url`` to ``out`` (atomically) and answer its
+    manifest; the key is ``sources.public_key_for``'s."""
     connection, mark, shown = connect(url)
     try:
-        from adapters.store import database_url
-
-        key = public_key_for(database_url(url), public_key)
+        key = public_key_for(log_url(url), public_key, signing_key)
         if table is not None:
             rows: Iterator[tuple[Any, ...]] = _through_round(
                 stream_rows(connection, mark, table), to_round
@@ -220,20 +223,7 @@ def open_bundle(path: str | Path, public_key: str | Path | None = None) -> LogSo
     except OSError as error:
         raise AuditUsageError(f"cannot open the bundle {target}: {error.strerror}") from None
     findings: list[Finding] = []
-    first = handle.readline()
-    try:
-        manifest = json.loads(first)["manifest"]
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ValueError("not a paigow audit bundle")
-    except (ValueError, KeyError, TypeError) as error:
-        handle.close()
-        raise AuditUsageError(f"{target} is not a paigow audit bundle: {error}") from None
-    if manifest.get("format_version") != FORMAT_VERSION:
-        handle.close()
-        raise AuditUsageError(
-            f"{target} is bundle format {manifest.get('format_version')}, this paigow reads "
-            f"{FORMAT_VERSION}"
-        )
+    manifest = _read_manifest(target, handle)
     key = public_key_for(None, public_key) if public_key is not None else _manifest_key(manifest)
     tally = _Tally()
     checkpoints: list[tuple[Any, ...]] = []
@@ -276,6 +266,25 @@ def open_bundle(path: str | Path, public_key: str | Path | None = None) -> LogSo
         close=handle.close,
         manifest=manifest,
     )
+
+
+def _read_manifest(target: Path, handle: TextIO) -> dict[str, Any]:
+    """The bundle's first line, its manifest, of this format and version; the handle is closed
+    and ``AuditUsageError`` raised when it is not."""
+    try:
+        manifest = json.loads(handle.readline())["manifest"]
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ValueError("not a paigow audit bundle")
+    except (ValueError, KeyError, TypeError) as error:
+        handle.close()
+        raise AuditUsageError(f"{target} is not a paigow audit bundle: {error}") from None
+    if manifest.get("format_version") != FORMAT_VERSION:
+        handle.close()
+        raise AuditUsageError(
+            f"{target} is bundle format {manifest.get('format_version')}, this paigow reads "
+            f"{FORMAT_VERSION}"
+        )
+    return manifest
 
 
 def _manifest_key(manifest: dict[str, Any]) -> bytes | None:

@@ -1,6 +1,6 @@
 """Integrity: every hash, link, position and signed checkpoint of the log, EVERY finding reported.
 
-The store's verifier (``adapters/store/verify.py``) checks a row at a time and stops at the first
+The store's verifier (``eventlog/verifier.py``) checks a row at a time and stops at the first
 row that fails. The audit keeps its checks and its hashing (``ChainVerifier.check``) and adds what a
 full report needs: after a finding it takes the failing row's own links as given, checks the rest
 of that row, and carries on from the furthest point of the chain reached, so one deleted or
@@ -8,8 +8,9 @@ swapped event gives findings at that place only and the rest of the log is still
 
 Checkpoints are checked here rather than inside ``ChainVerifier`` (which also stops at the first
 bad one): the signed head must be the global hash recorded at its position, signed by the key
-given; a checkpoint whose position is not in the log means events were removed. The message bytes
-come from ``adapters.store.canonical.checkpoint_message``, the same the store signs.
+given; a checkpoint whose position is not in the log means events were removed. The signature is
+checked by ``eventlog.keys`` over ``eventlog.canonical.checkpoint_message``, the bytes the store
+signs.
 
 A bundle of one table (``anchored``) holds that table's events only, so global positions have
 gaps: each event's global link (``global_prev`` → ``global_hash``) is checked on its own, positions
@@ -21,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from adapters.store.canonical import NotCanonical, checkpoint_message, key_id, load_payload
-from adapters.store.verify import ChainVerifier, VerificationFailed
-from adapters.store.verify import Finding as ChainFinding
 from audit.findings import Finding
+from eventlog.canonical import NotCanonical, load_payload
+from eventlog.keys import checkpoint_signature_holds, key_id
+from eventlog.verifier import ChainVerificationError, ChainVerifier
+from eventlog.verifier import Finding as ChainFinding
 
 #: What each check of the store's verifier means, for a reader who is not a programmer.
 _MEANING = {
@@ -60,11 +62,6 @@ class Integrity:
         self.checkpoints_checked = 0
         self.public_key = public_key
         self.key_id = key_id(public_key) if public_key is not None else None
-        self._verifier: Any = None
-        if public_key is not None:
-            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-            self._verifier = Ed25519PublicKey.from_public_bytes(public_key)
 
     # --- rows ----------------------------------------------------------------------------------
 
@@ -77,7 +74,7 @@ class Integrity:
             chain.global_head = row[12]
         try:
             payload: dict[str, Any] | None = chain.check(row)
-        except VerificationFailed as failed:
+        except ChainVerificationError as failed:
             payload = self._after_finding(row, failed.finding)
         if self._next < len(self._checkpoints):
             self._checkpoints_up_to(row)
@@ -94,7 +91,7 @@ class Integrity:
                 break
             try:
                 payload: dict[str, Any] | None = self.chain.check(row)
-            except VerificationFailed as again:
+            except ChainVerificationError as again:
                 finding = again.finding
                 continue
             except (TypeError, ValueError, IndexError):
@@ -199,18 +196,12 @@ class Integrity:
                 checkpoint, "the signed chain head differs from the global hash in the log"
             )
             return
-        if self._verifier is None:
+        if self.public_key is None:
             return
         if signer != self.key_id:
             self._checkpoint_finding(checkpoint, f"signed by key {signer}, not {self.key_id}")
             return
-        from cryptography.exceptions import InvalidSignature
-
-        try:
-            self._verifier.verify(
-                bytes.fromhex(signature), checkpoint_message(position, head, signed_at)
-            )
-        except (InvalidSignature, ValueError):
+        if not checkpoint_signature_holds(self.public_key, signature, position, head, signed_at):
             self._checkpoint_finding(checkpoint, "the checkpoint signature does not hold")
 
     def _checkpoint_finding(self, checkpoint: Sequence[Any], detail: str) -> None:

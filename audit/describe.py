@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from audit.findings import Kind
+from eventlog.mapper import event_to_dict
 from table_core import commands as c
 from table_core.errors import DomainError
-from table_core.events import Event, event_to_dict
+from table_core.events import Event
 from table_core.rules import CommissionRules, TableRules
 
 Issue = tuple[Kind, str, str]  # (kind, clause, sentence)

@@ -17,9 +17,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import URL
+
 from audit.describe import commission_words
 from audit.sources import connect, stream_rows
-from table_core.events import Event, event_to_dict, parse_event
+from eventlog.mapper import event_to_dict, parse_event
+from table_core.events import Event
 from table_core.table import TableState, fold
 
 _SKIP = ("type", "schema_version", "table_id", "round", "actor", "at")
@@ -29,10 +32,11 @@ def recall(
     table_id: str,
     round_number: int,
     *,
-    db: str | None = None,
+    db: str | URL | None = None,
     bundle: str | Path | None = None,
 ) -> dict[str, Any] | None:
-    """The round's record, or None when the table has no such round."""
+    """The round's record from the bundle or else the database ``db``, or None when the table
+    has no such round."""
     if bundle is not None:
         from audit.bundle import open_bundle
 
@@ -42,6 +46,8 @@ def recall(
         finally:
             source.close()
         return round_record(table_id, round_number, sorted(rows, key=lambda row: row[2]))
+    if db is None:
+        raise ValueError("recall reads a bundle or a database")
     connection, mark, _ = connect(db)
     try:
         return round_record(table_id, round_number, stream_rows(connection, mark, table_id))
@@ -138,7 +144,22 @@ def _cards(value: Sequence[str] | None) -> str:
 
 
 def _line(e: dict[str, Any]) -> str:
+    """One recorded event as a line of the round's layout (``json`` for a type not laid out)."""
     kind = e["type"]
+    for phase in (_opening_line, _dealing_line, _setting_line, _settling_line):
+        text = phase(kind, e)
+        if text is not None:
+            return text
+    rest = {
+        k: v
+        for k, v in e.items()
+        if k not in ("global_position", "stream_version", "type", "actor")
+    }
+    return f"{kind} {json.dumps(rest)}"
+
+
+def _opening_line(kind: str, e: dict[str, Any]) -> str | None:
+    """The round's start, the bank and the wagers."""
     if kind == "round_started":
         return f"round started under rules v{e['rules_version']}"
     if kind == "bank_offered":
@@ -156,6 +177,11 @@ def _line(e: dict[str, Any]) -> str:
         return f"{e['bet']} bet {e['amount']} at {_seat(e['seat'])} ({e['player_id']})"
     if kind == "bets_closed":
         return f"bets closed: {e['in_action']} in action, banker {_seat(e['banker_seat'])}"
+    return None
+
+
+def _dealing_line(kind: str, e: dict[str, Any]) -> str | None:
+    """The deal and the dice."""
     if kind == "stacks_dealt":
         deck = _cards(e["deck"]) if e["deck"] else "(hands reported)"
         return f"dealt ({e['source']}): deck {deck}; unused {_cards(e['unused'])}"
@@ -169,6 +195,11 @@ def _line(e: dict[str, Any]) -> str:
             for a in e["assignments"]
         ]
         return "stacks: " + "; ".join(parts)
+    return None
+
+
+def _setting_line(kind: str, e: dict[str, Any]) -> str | None:
+    """How each hand was set."""
     if kind in ("hand_set", "banker_hand_set"):
         who = "banker" if kind == "banker_hand_set" else _seat(e["seat"])
         how = f" by {e['rule']}" if e.get("rule") else f" by the {e.get('by', 'player')}"
@@ -182,6 +213,11 @@ def _line(e: dict[str, Any]) -> str:
     if kind == "hand_forfeited":
         back, front = _cards(e["back"]), _cards(e["front"])
         return f"{_seat(e['seat'])} fouled back {back} / front {front}: forfeited"
+    return None
+
+
+def _settling_line(kind: str, e: dict[str, Any]) -> str | None:
+    """Results, commission, side bets, the meter, a void and the close."""
     if kind == "round_settled":
         parts = [
             f"{_seat(r['seat'])} {r['back']}/{r['front']} {r['result']} net {r['net']}"
@@ -212,9 +248,4 @@ def _line(e: dict[str, Any]) -> str:
         return f"voided: {e['reason']} ({len(e['returned'])} wagers returned)"
     if kind == "round_closed":
         return "round closed"
-    rest = {
-        k: v
-        for k, v in e.items()
-        if k not in ("global_position", "stream_version", "type", "actor")
-    }
-    return f"{kind} {json.dumps(rest)}"
+    return None

@@ -1,9 +1,9 @@
 """Procedure, rules and money of one table, re-derived from its events by the table's own code.
 
 For every recorded command (the events of one command id, in stream order) the audit reads the
-command back (``audit.commands``), asks ``table_core.table.decide`` what that command gives on the
-state folded from every event before it (``table_core.state.fold``) and compares, field by field,
-with what was recorded. ``decide`` is the code the table ran: the deck check and the cut
+command back (``audit.command_rebuild``), asks ``table_core.table.decide`` what that command gives
+on the state folded from every event before it (``table_core.table.fold``) and compares, field
+by field, with what was recorded. ``decide`` is the code the table ran: the deck check and the cut
 (R-DEAL-2), the dice (R-DEAL-3), limits and balances, the House Way and its clause id (R-HW-1),
 fouls (R-SET-1/2), settlement, commission, variants and side bets (R-PAY, R-VAR), the bank
 (R-BANK). No rule is written a second time here. The rules profile in force is the one the
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from audit.commands import NotRederivable, command_of
+from audit.command_rebuild import NotRederivable, command_of
 from audit.describe import Issue, context, describe, difference, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
 from table_core import commands as c
@@ -375,10 +375,10 @@ class TableAudit:
 
 
 def _command_of(state: TableState, events: list[Event]) -> c.Command:
-    """``audit.commands.command_of``, except for a misdeal void that records what was reported:
-    that void is the deal command's answer, so the reported deck or hands are dealt again and the
-    table's own check says whether the deal really was refused (R-DEAL-2, R-CARD-1/2). A void
-    without them (a floor call, or a misdeal recorded before they existed) is the floor's."""
+    """``audit.command_rebuild.command_of``, except for a misdeal void that records what was
+    reported: that void is the deal command's answer, so the reported deck or hands are dealt again
+    and the table's own check says whether the deal really was refused (R-DEAL-2, R-CARD-1/2). A
+    void without them (a floor call, or a misdeal recorded before they existed) is the floor's."""
     first = events[0]
     if isinstance(first, RoundVoided) and (
         first.reported_deck is not None or first.reported_hands is not None

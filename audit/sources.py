@@ -6,7 +6,7 @@ READ ONLY transaction with a server-side cursor, so the audit never writes (it d
 positions to events a crashed writer left unpositioned: it reports them) and a log of any size
 streams in constant memory.
 
-Rows come in ``adapters.store.verify.ROW_COLUMNS`` order, global position order, as the store's
+Rows come in ``eventlog.query.ROW_COLUMNS`` order, global position order, as the store's
 verifier reads them. Besides the chain, two facts only the database holds are checked: events with
 no global position, and the ``commands`` table's record of how far each stream was written (a
 stream that ends before it means its last events were removed, even with no checkpoint after
@@ -15,19 +15,17 @@ them).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, make_url
 
-from adapters.store import database_url
-from adapters.store.signing import KEY_ENV, Signer, key_paths
-from adapters.store.verify import CHECKPOINT_QUERY, LOG_QUERY, load_public_key
 from audit.findings import Finding
+from eventlog.keys import key_paths, load_public_key, public_half
+from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY
 from table_core.ports import StoreError
 
 COUNT_UNPOSITIONED = (
@@ -64,9 +62,18 @@ class LogSource:
     manifest: dict[str, Any] | None = None
 
 
-def public_key_for(url: URL | None, given: str | Path | None) -> bytes | None:
+def log_url(url: str | URL) -> URL:
+    """The database to audit as a URL; the caller resolves any default (``paigow audit`` reads
+    ``$PAIGOW_DB``), so the audit reads no environment."""
+    return url if isinstance(url, URL) else make_url(url)
+
+
+def public_key_for(
+    url: URL | None, given: str | Path | None, signing_key: str | Path | None = None
+) -> bytes | None:
     """The key checkpoints are checked with: the file given, else for SQLite the public key
-    beside the database, else the public half of ``$PAIGOW_SIGNING_KEY``; None when none."""
+    beside the database, else the public half of ``signing_key`` (the signing key file the
+    deployment configures, ``$PAIGOW_SIGNING_KEY``); None when none."""
     try:
         if given is not None:
             return _key_from_file(Path(given))
@@ -75,10 +82,9 @@ def public_key_for(url: URL | None, given: str | Path | None) -> bytes | None:
             if public.exists():
                 return load_public_key(public.read_bytes())
             if private.exists():
-                return Signer.from_file(private).public_raw
-        configured = os.environ.get(KEY_ENV)
-        if configured:
-            return Signer.from_file(configured).public_raw
+                return public_half(private.read_bytes())
+        if signing_key:
+            return public_half(Path(signing_key).read_bytes())
     except (OSError, ValueError) as error:
         raise AuditUsageError(f"cannot read the public key: {error}") from None
     return None
@@ -87,14 +93,16 @@ def public_key_for(url: URL | None, given: str | Path | None) -> bytes | None:
 def _key_from_file(path: Path) -> bytes:
     data = path.read_bytes()
     if b"PRIVATE KEY" in data:  # a signing key file: its public half
-        return Signer.from_pem(data).public_raw
+        return public_half(data)
     return load_public_key(data)
 
 
-def open_database(url_text: str | None, public_key: str | Path | None = None) -> LogSource:
-    """The whole log of the database at ``url_text`` (default ``$PAIGOW_DB``), read-only."""
-    url = database_url(url_text)
-    key = public_key_for(url, public_key)
+def open_database(
+    url: str | URL, public_key: str | Path | None = None, *, signing_key: str | Path | None = None
+) -> LogSource:
+    """The whole log of the database at ``url``, read-only (``public_key_for`` finds the key)."""
+    url = log_url(url)
+    key = public_key_for(url, public_key, signing_key)
     shown = url.render_as_string(hide_password=True)
     if url.get_backend_name() == "sqlite":
         return _sqlite(url, key, shown)
@@ -103,9 +111,9 @@ def open_database(url_text: str | None, public_key: str | Path | None = None) ->
     raise AuditUsageError(f"the audit reads sqlite or postgresql databases, not {shown}")
 
 
-def connect(url_text: str | None) -> tuple[Any, str, str]:
+def connect(url: str | URL) -> tuple[Any, str, str]:
     """A read-only connection in one snapshot, its parameter mark and the URL to show."""
-    url = database_url(url_text)
+    url = log_url(url)
     shown = url.render_as_string(hide_password=True)
     if url.get_backend_name() == "sqlite":
         return _sqlite_connection(url), "?", shown

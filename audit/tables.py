@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.store.canonical import format_time
 from audit.chain import payload_of, row_finding
 from audit.findings import Finding, TableMoney
 from audit.rederive import Meta, TableAudit
-from table_core.events import EventFormatError, parse_event
+from eventlog.canonical import format_time
+from eventlog.mapper import EventFormatError, parse_event
 from table_core.hands import tables_for
 from table_core.ports import Upcasters
 

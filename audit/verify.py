@@ -4,7 +4,7 @@ For each row, in global position order:
 
 1. integrity (``audit.chain``): the store's chain verifier on the row (positions and versions
    gap-free, links, canonical payload, event and global hashes) and the signed checkpoints;
-   then the payload must parse under its schema (``table_core.events.parse_event``, or the system
+   then the payload must parse under its schema (``eventlog.mapper.parse_event``, or the system
    stream's events) and agree with the row's envelope (type, schema version, stream, actor, time);
 2. procedure, rules and money (``audit.rederive``): each table's commands decided again by
    ``table_core`` on the state folded from the events before them, and the books reconciled.
@@ -23,11 +23,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from adapters.system_events import SYSTEM_STREAM, parse_system_event
 from audit.chain import Integrity
 from audit.findings import AuditReport, Finding
 from audit.sources import LogSource
 from audit.tables import Envelope, Tables, TablesInProcesses, first_line
+from eventlog.system_events import SYSTEM_STREAM, parse_system_event
 from table_core.ports import Upcasters
 
 Progress = Callable[[int], None]

@@ -45,9 +45,9 @@ from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.simulation.mixed_session import Session
 from adapters.store import SqlEventStore, open_store
-from adapters.store.verify import LOG_QUERY
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
+from eventlog.query import LOG_QUERY
 
 START = datetime(2026, 1, 2, 18, 0, tzinfo=UTC)
 
@@ -112,15 +112,15 @@ def raw_read(path: Path) -> tuple[int, float]:
 AREAS = (
     ("chain: 2 SHA-256, canonical JSON, links (ChainVerifier)", "audit/chain.py", "check"),
     ("signed checkpoints (Ed25519)", "audit/chain.py", "_check_checkpoint"),
-    ("payload -> event (pydantic validation)", "table_core/events.py", "parse_event"),
+    ("payload -> event (pydantic validation)", "eventlog/mapper.py", "parse_event"),
     ("row envelope vs payload", "audit/tables.py", "problems"),
     (
         "decide again (table_core.table.decide, its events built)",
         "table_core/table/__init__.py",
         "decide",
     ),
-    ("fold (table_core.state.fold)", "table_core/table/folding.py", "fold"),
-    ("command read back from its events", "audit/commands.py", "command_of"),
+    ("fold (table_core.table.fold)", "table_core/table/folding.py", "fold"),
+    ("command read back from its events", "audit/command_rebuild.py", "command_of"),
     ("money ledger", "audit/rederive.py", "post"),
 )
 #: Parts measured inside another: (inner, outer) subtracted so nothing counts twice.

@@ -38,10 +38,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from adapters.store import PostgresEventStore, migrate, postgres_engine  # noqa: E402
-from adapters.store.canonical import GENESIS_HASH  # noqa: E402
 from adapters.store.core import build_rows, check_request, check_version, sequence  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
-from table_core.ports import Actor, NewEvent, RecordedEvent  # noqa: E402
+from eventlog.canonical import GENESIS_HASH  # noqa: E402
+from eventlog.envelope import NewEvent  # noqa: E402
+from table_core.ports import Actor, RecordedEvent  # noqa: E402
 
 PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ROUND = 30

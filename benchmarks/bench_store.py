@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
-from table_core.ports import Actor, NewEvent
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor
 
 PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ROUND = 30

@@ -11,16 +11,12 @@ Pure: standard library only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 JSONValue: TypeAlias = "bool | int | str | list[JSONValue] | dict[str, JSONValue] | None"
 Payload: TypeAlias = dict[str, JSONValue]
-
-# Integers outside a signed 64-bit range are refused: an auditor's tool in any language must read
-# every amount exactly, and no chip count comes near it.
-_INT_LIMIT = 2**63
 
 GENESIS_VERSION = 0
 
@@ -102,7 +98,30 @@ class Actor:
             raise InvalidEvent("an actor needs a non-empty role")
 
 
-_type_of = type
+class EventEnvelope(Protocol):
+    """An event a command produced, not yet recorded, as a store takes it.
+
+    The envelope a store is given is ``eventlog.envelope.NewEvent``, which checks its fields and
+    payload when it is built, so every store refuses alike; ``plain`` says the payload is dicts
+    and lists of JSON leaves only (the store may hand it back as the recorded payload), and
+    ``serialized`` that its maker promised a float-free payload (``NewEvent`` says more)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def schema_version(self) -> int: ...
+    @property
+    def payload(self) -> Mapping[str, Any]: ...
+    @property
+    def actor(self) -> Actor: ...
+    @property
+    def at(self) -> datetime: ...
+    @property
+    def serialized(self) -> bool: ...
+    @property
+    def plain(self) -> bool: ...
+
+
 _new = object.__new__
 
 
@@ -112,129 +131,6 @@ _new = object.__new__
 # subclass that adds nothing to the base (its stores are plain slot stores), then gives the
 # object its real class, which CPython allows between classes of the same layout. What callers
 # get is unchanged: the dataclass's equality, hash, repr and refusal to assign.
-class _NewEventSlots:
-    __slots__ = ("actor", "at", "payload", "plain", "schema_version", "serialized", "type")
-
-
-class _NewEventFill(_NewEventSlots):
-    __slots__ = ()
-
-
-@dataclass(frozen=True, init=False)
-class NewEvent(_NewEventSlots):
-    """An event a command produced, not yet recorded. Checked here, so every store refuses alike.
-
-    ``serialized=True`` says the payload is a JSON serializer's output from models with no float
-    field (pydantic's ``model_dump(mode="json")`` of the core's events: string keys, lists,
-    integers for money): the recursive walk of :func:`check_json` is skipped, since it would
-    re-check what the core's models already validated. The 64-bit range of integers is still
-    enforced: every store scans the bytes it writes for long digit runs and walks the payload
-    when it finds one. A float in such a payload is the maker's broken promise, not caught here.
-    """
-
-    __slots__ = ()
-
-    type: str
-    schema_version: int
-    payload: Mapping[str, Any]
-    actor: Actor
-    at: datetime
-    # No defaults here (a class attribute would hide the slot): ``__new__`` sets both.
-    serialized: bool = field(kw_only=True, compare=False, repr=False)
-    #: Set on construction: the payload is dicts and lists of JSON leaves only, so the store may
-    #: hand it back as the recorded payload instead of parsing its own text again.
-    plain: bool = field(init=False, compare=False, repr=False)
-
-    def __new__(
-        cls,
-        type: str,
-        schema_version: int,
-        payload: Mapping[str, Any],
-        actor: Actor,
-        at: datetime,
-        *,
-        serialized: bool = False,
-    ) -> NewEvent:
-        if not isinstance(type, str) or not type:
-            raise InvalidEvent("an event needs a non-empty type")
-        if _type_of(schema_version) is not int or schema_version < 1:
-            raise InvalidEvent(f"{type}: schema_version is an integer from 1")
-        if _type_of(actor) is not Actor and not isinstance(actor, Actor):
-            raise InvalidEvent(f"{type}: actor must be an Actor")
-        if not isinstance(at, datetime) or at.utcoffset() is None:
-            raise InvalidEvent(f"{type}: the event time must be a timezone-aware datetime")
-        if _type_of(payload) is not dict and not isinstance(payload, Mapping):
-            raise InvalidEvent(f"{type}: the payload must be a JSON object")
-        plain = serialized or check_json(payload, type)
-        self: Any = _new(_NewEventFill)
-        self.type = type
-        self.schema_version = schema_version
-        self.payload = payload
-        self.actor = actor
-        self.at = at
-        self.serialized = serialized
-        self.plain = plain and _type_of(payload) is dict
-        self.__class__ = cls  # a subclass with slots of its own would refuse: none exists
-        return self  # type: ignore[no-any-return]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_new_event, (self.type, self.schema_version, self.payload, self.actor, self.at,
-                             self.serialized))  # fmt: skip
-
-
-def _new_event(
-    kind: str, schema: int, payload: Mapping[str, Any], actor: Actor, at: datetime, serialized: bool
-) -> NewEvent:
-    """Unpickling and copying (the constructor takes ``serialized`` by keyword only)."""
-    return NewEvent(kind, schema, payload, actor, at, serialized=serialized)
-
-
-_NEGATIVE_LIMIT = -_INT_LIMIT
-
-
-def check_json(value: object, where: str) -> bool:
-    """Refuse anything that is not a plain JSON value: floats above all (money is integers).
-
-    Returns whether the value is plain as well: dicts and lists only (no tuples, no other
-    mappings), so that its JSON text reads back as an equal value."""
-    kind = type(value)
-    plain = True
-    if kind is dict or isinstance(value, Mapping):
-        plain = kind is dict
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str:
-                raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
-            # The common leaves inline: this runs for every value of every event appended.
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is list or kind is tuple:
-        plain = kind is list
-        for item in value:  # type: ignore[attr-defined]
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is str or kind is bool or value is None:
-        return True
-    if kind is int:
-        if not _NEGATIVE_LIMIT < value < _INT_LIMIT:  # type: ignore[operator]
-            raise InvalidEvent(f"{where}: integer {value} is outside the signed 64-bit range")
-        return True
-    if kind is float:
-        raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
-    raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
-
-
 class _RecordedSlots:
     __slots__ = (
         "actor",
@@ -260,8 +156,8 @@ class RecordedEvent(_RecordedSlots):
     """An event as the store holds it: its global position, its place in its stream, its hashes.
 
     ``payload`` and ``schema_version`` are the upcast ones (the newest schema); ``hash`` covers the
-    bytes as they were stored, which the verifier checks, not these. Built as ``NewEvent`` is
-    (see ``_NewEventSlots``): a replay builds one per event.
+    bytes as they were stored, which the verifier checks, not these. Built through a twin class
+    (see ``_RecordedSlots``): a replay builds one per event.
     """
 
     __slots__ = ()
@@ -327,7 +223,7 @@ class Checkpoint:
 
 
 #: One command of a batch: its id and the events it produced, in order.
-BatchCommand: TypeAlias = tuple[str, Sequence[NewEvent]]
+BatchCommand: TypeAlias = tuple[str, Sequence[EventEnvelope]]
 
 
 @runtime_checkable
@@ -362,7 +258,7 @@ class EventStore(Protocol):
         self,
         stream_id: str,
         expected_version: int,
-        events: Sequence[NewEvent],
+        events: Sequence[EventEnvelope],
         command_id: str,
         *,
         checkpoint: bool = False,

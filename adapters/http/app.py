@@ -18,7 +18,8 @@ from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
 from adapters.http.models import HealthOut
-from adapters.service import TableService, software_version
+from adapters.service import TableService
+from eventlog.provenance import software_version
 
 DESCRIPTION = """\
 Commands and queries of a Pai Gow Poker table over JSON (issue 10).

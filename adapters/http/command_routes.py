@@ -42,7 +42,7 @@ from adapters.http.models import (
     VoidBody,
 )
 from adapters.http.views import command_body
-from adapters.system_events import SYSTEM_STREAM
+from eventlog.system_events import SYSTEM_STREAM
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.ports import RecordedEvent

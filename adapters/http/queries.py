@@ -19,7 +19,7 @@ from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.models import ID_PATTERN, TABLE_ID_PATTERN, EventOut, TableOut
 from adapters.http.views import event_out, table_out
 from adapters.service import TableService
-from adapters.system_events import SYSTEM_STREAM
+from eventlog.system_events import SYSTEM_STREAM
 
 router = APIRouter(tags=["queries"])
 T = TypeVar("T")
@@ -196,7 +196,9 @@ def _log_source(request: Request) -> Any:
 
     url: str | None = getattr(request.app.state, "audit_url", None)
     if url is not None:
-        return open_database(url)
+        from adapters.settings import load_settings
+
+        return open_database(url, signing_key=load_settings().signing_key)
     store = service_of(request).store
     rows, checkpoints = store.raw_log()  # type: ignore[attr-defined]
     # Rows first, then checkpoints: one signed after the rows were read would look like a cut

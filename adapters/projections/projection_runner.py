@@ -34,7 +34,7 @@ from adapters.projections.db import Database, Tx, engine_of
 from adapters.projections.rotation import RotationProjection
 from adapters.projections.rounds import RoundsProjection
 from adapters.projections.schema import projection_checkpoints
-from adapters.system_events import SYSTEM_STREAM
+from eventlog.system_events import SYSTEM_STREAM
 from table_core.ports import RecordedEvent
 
 DEFAULT_BATCH = 2_000

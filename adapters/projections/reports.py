@@ -15,7 +15,7 @@ from typing import Any
 from adapters.projections import accounting, bankroll, rotation
 from adapters.projections.gaming_day import GamingDay
 from adapters.projections.projection_runner import ProjectionRunner
-from adapters.store.canonical import format_time
+from eventlog.canonical import format_time
 
 VIEWS = ("accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers")
 

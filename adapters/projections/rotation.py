@@ -19,7 +19,7 @@ from sqlalchemy import Table
 
 from adapters.projections.db import Rows, Tx, no_defaults
 from adapters.projections.schema import bank_offers, rotation, rotation_players
-from adapters.store.canonical import format_time
+from eventlog.canonical import format_time
 from table_core.banking import bank_eligibility, bank_order
 from table_core.ports import RecordedEvent
 from table_core.rules import TableRules

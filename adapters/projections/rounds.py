@@ -24,7 +24,7 @@ from sqlalchemy import Table
 
 from adapters.projections.db import Rows, Tx
 from adapters.projections.schema import round_seats, rounds
-from adapters.store.canonical import format_time
+from eventlog.canonical import format_time
 from table_core.ports import RecordedEvent
 
 NAME = "rounds"

@@ -19,15 +19,10 @@ from adapters.settings import load_settings
 from adapters.store import migrate
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.postgres import PostgresEventStore
-from adapters.store.signing import (
-    Signer,
-    configured_signer,
-    create_key_files,
-    key_paths,
-)
+from adapters.store.signing import Signer, configured_signer, create_key_files
 from adapters.store.sql import SqlEventStore
 from adapters.store.sqlite import SqliteEventStore
-from adapters.store.verify import load_public_key
+from eventlog.keys import key_paths, load_public_key
 from table_core.ports import StoreError, Upcasters
 
 __all__ = [

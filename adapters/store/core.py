@@ -6,20 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from hashlib import sha256
-from json.encoder import encode_basestring_ascii as _quote
 from typing import Any
 
-from adapters.store.canonical import (
-    EVENT_DOMAIN,
+from eventlog.canonical import (
     FAST_DUMPS,
-    GLOBAL_DOMAIN,
     SORT_KEYS,
     canonical_bytes,
+    event_link,
     format_time,
+    global_link,
     loads_json,
     parse_time,
+    quote,
 )
+from eventlog.envelope import NewEvent, check_json
 from table_core.ports import (
     Actor,
     BatchCommand,
@@ -27,11 +27,10 @@ from table_core.ports import (
     CommandIdConflict,
     CommandsPartlyRecorded,
     ConcurrencyError,
+    EventEnvelope,
     InvalidEvent,
-    NewEvent,
     RecordedEvent,
     Upcasters,
-    check_json,
 )
 
 # (stream_id, version, type, schema_version, payload, recorded_at, actor_id, actor_role,
@@ -123,7 +122,7 @@ _DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _LONG_NUMBER = b"0" * 19
 
 
-def payload_bytes(event: NewEvent) -> bytes:
+def payload_bytes(event: EventEnvelope) -> bytes:
     """The canonical bytes of a payload, which are stored (as text) and hashed. A set, NaN or mixed
     key types are ``InvalidEvent``; an envelope that did not walk its payload (``serialized``:
     float-free by its maker's promise) is still held to the 64-bit range here."""
@@ -140,7 +139,7 @@ def build_rows(
     stream_id: str,
     head_version: int,
     head_hash: str,
-    events: Sequence[NewEvent],
+    events: Sequence[EventEnvelope],
     command_id: str,
 ) -> list[EventRow]:
     """The stored rows of a command: canonical payload bytes, each hashed onto the previous."""
@@ -150,74 +149,62 @@ def build_rows(
 def build_batch_rows(
     stream_id: str, head_version: int, head_hash: str, commands: Sequence[BatchCommand]
 ) -> list[EventRow]:
-    """The stored rows of a batch of commands, each event under its own command's id.
-
-    The event hash is ``canonical.event_hash`` written inline (a test pins the bytes): the quoted
-    texts that repeat (stream, command, time, actor) are quoted once, and a hash of our own is
-    hex, which quotes to itself. The whole text is ASCII, so UTF-8 is the identity on it.
-    """
+    """The stored rows of a batch of commands, each event under its own command's id, hashed by
+    ``canonical.event_link``: the texts that repeat (stream, command, time, actor) are quoted once,
+    and a hash of our own is hex, which quotes to itself."""
     rows: list[EventRow] = []
     append = rows.append
-    quote = _quote
-    opening = f'["{EVENT_DOMAIN}",'
     quoted_stream = quote(stream_id)
     prev = head_hash
-    quoted_prev = quote(prev)
+    link = quote(head_hash)[1:-1]  # prev as the hash's text holds it; ours is hex
     version = head_version
     last_time: datetime | None = None
     at = quoted_at = ""
     last_actor: Actor | None = None
     actor_id = role = quoted_actor = ""
     for command_id, events in commands:
-        tail = f",{quote(command_id)}]\n"
+        quoted_command = quote(command_id)
         for event in events:
             version += 1
             data = payload_bytes(event)
-            payload = data.decode()
             if event.at is not last_time:  # the events of a command mostly share one time
                 last_time = event.at
                 at = format_time(last_time)
                 quoted_at = quote(at)
-            actor = event.actor
-            if actor is not last_actor:
-                last_actor = actor
-                actor_id, role = actor.id, actor.role
-                quoted_actor = f"{quote(actor_id)},{quote(role)}"
+            if event.actor is not last_actor:
+                last_actor = event.actor
+                actor_id, role, quoted_actor = _actor_texts(last_actor)
             kind = event.type
             schema = event.schema_version
-            digest = sha256(
-                f"{opening}{quoted_prev},{quoted_stream},{version},{quote(kind)},{schema},"
-                f"{quoted_at},{quoted_actor}{tail}".encode()
-                + data
-            ).hexdigest()
-            append(
-                (stream_id, version, kind, schema, payload, at, actor_id, role, command_id, prev,
-                 digest)
-            )  # fmt: skip
-            prev = digest
-            quoted_prev = f'"{digest}"'
+            text = data.decode()
+            digest = event_link(link, quoted_stream, version, quote(kind), schema, quoted_at,
+                                quoted_actor, quoted_command, text)  # fmt: skip
+            append((stream_id, version, kind, schema, text, at, actor_id, role,
+                    command_id, prev, digest))  # fmt: skip
+            prev = link = digest
     return rows
+
+
+def _actor_texts(actor: Actor) -> tuple[str, str, str]:
+    """An actor's id, role, and both quoted as the event hash joins them."""
+    return actor.id, actor.role, f"{quote(actor.id)},{quote(actor.role)}"
 
 
 def sequence(
     entries: Iterable[tuple[int, str]], head_position: int, head_hash: str
 ) -> list[LogRow]:
-    """Dense global positions after the head, chained: ``entries`` are (event id, event hash).
-
-    ``canonical.global_hash`` inline: after the first link, the previous global hash is ours."""
+    """Dense global positions after the head, chained (``canonical.global_link``): ``entries``
+    are (event id, event hash), both hashes our own (hex)."""
     log: list[LogRow] = []
     append = log.append
-    quote = _quote
-    opening = f'["{GLOBAL_DOMAIN}",'
     position = head_position
     prev = head_hash
-    quoted_prev = quote(prev)
+    link = quote(head_hash)[1:-1]  # as the hash's text holds it; ours is hex
     for event_id, digest in entries:
         position += 1
-        chained = sha256(f"{opening}{quoted_prev},{position},{quote(digest)}]".encode()).hexdigest()
+        chained = global_link(link, position, digest)
         append((position, event_id, prev, chained))
-        prev = chained
-        quoted_prev = f'"{chained}"'
+        prev = link = chained
     return log
 
 
@@ -235,26 +222,24 @@ def chain_batch(
 
     Returns the ``events`` parameters (id then ``EventRow``, flat, as a multi-row INSERT takes
     them), the ``event_log`` parameters (``LogRow``, flat), the recorded events per command and
-    the new global head hash. Hashes, rows and events are byte for byte those of the three
-    functions (the contract suite pins a hash and verifies every log it writes); this only saves
-    their per-event tuples, generators and calls: about a third of their time.
+    the new global head hash: those of the three functions (the contract suite pins them).
+
+    Over 60 lines: the SQLite append's hottest loop, kept in one frame (``canonical_bytes``' fast
+    path and the time and actor caches inline); a call per event for them cost about 10% of it.
     """
     rows: list[Any] = []
     log: list[Any] = []
     out: list[list[RecordedEvent]] = []
     add_row = rows.extend
     add_log = log.extend
-    quote = _quote
     dumps = FAST_DUMPS
     new = RecordedEvent.__new__  # called directly: skips type.__call__, about 0.5 us
     exact = reader.upcasters is not None  # upcasters may reshape or mutate: the reader's path
-    opening = f'["{EVENT_DOMAIN}",'
-    global_opening = f'["{GLOBAL_DOMAIN}",'
     quoted_stream = quote(stream_id)
     prev = head_hash
-    quoted_prev = quote(prev)
+    link = quote(head_hash)[1:-1]  # prev as the hash's text holds it; ours is hex
     chained = global_head
-    quoted_chained = quote(chained)
+    chain_link = quote(global_head)[1:-1]
     version = head_version
     position = head_position
     last_time: datetime | None = None
@@ -263,7 +248,7 @@ def chain_batch(
     last_actor: Actor | None = None
     actor_id = role = quoted_actor = ""
     for command_id, events in commands:
-        tail = f",{quote(command_id)}]\n"
+        quoted_command = quote(command_id)
         recorded: list[RecordedEvent] = []
         keep = recorded.append
         for event in events:
@@ -292,32 +277,22 @@ def chain_batch(
             actor = event.actor
             if actor is not last_actor:
                 last_actor = actor
-                actor_id, role = actor.id, actor.role
-                quoted_actor = f"{quote(actor_id)},{quote(role)}"
+                actor_id, role, quoted_actor = _actor_texts(actor)
             kind = event.type
             schema = event.schema_version
-            digest = sha256(
-                f"{opening}{quoted_prev},{quoted_stream},{version},{quote(kind)},{schema},"
-                f"{quoted_at},{quoted_actor}{tail}".encode()
-                + data
-            ).hexdigest()
+            digest = event_link(link, quoted_stream, version, quote(kind), schema, quoted_at,
+                                quoted_actor, quoted_command, text)  # fmt: skip
             global_prev = chained
-            chained = sha256(
-                f'{global_opening}{quoted_chained},{position},"{digest}"]'.encode()
-            ).hexdigest()
-            add_row((position, stream_id, version, kind, schema, text, at, actor_id, role,
-                     command_id, prev, digest))  # fmt: skip
+            chained = chain_link = global_link(chain_link, position, digest)
+            row = (position, stream_id, version, kind, schema, text, at, actor_id, role,
+                   command_id, prev, digest)  # fmt: skip
+            add_row(row)
             add_log((position, position, global_prev, chained))
-            if exact:
-                keep(reader.event((position, stream_id, version, kind, schema, text, at, actor_id,
-                                   role, command_id, prev, digest)))  # fmt: skip
-            else:
-                keep(new(RecordedEvent, position, stream_id, version, kind, schema,
-                         payload if event.plain else loads_json(text), actor, moment, command_id,
-                         prev, digest))  # fmt: skip
-            prev = digest
-            quoted_prev = f'"{digest}"'
-            quoted_chained = f'"{chained}"'
+            keep(reader.event(row) if exact else
+                 new(RecordedEvent, position, stream_id, version, kind, schema,
+                     payload if event.plain else loads_json(text), actor, moment, command_id,
+                     prev, digest))  # fmt: skip
+            prev = link = digest
         out.append(recorded)
     return rows, log, out, chained
 
@@ -360,7 +335,7 @@ class AppendEntrances:
         self,
         stream_id: str,
         expected_version: int,
-        events: Sequence[NewEvent],
+        events: Sequence[EventEnvelope],
         command_id: str,
         *,
         checkpoint: bool = False,

@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from adapters.store.canonical import GENESIS_HASH, format_time
 from adapters.store.core import (
     AppendEntrances,
     CheckpointMarks,
@@ -23,7 +22,8 @@ from adapters.store.core import (
 )
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
-from adapters.store.verify import Report, verify
+from eventlog.canonical import GENESIS_HASH, format_time
+from eventlog.verifier import Report, verify
 from table_core.ports import (
     BatchCommand,
     Checkpoint,
@@ -37,7 +37,7 @@ State = TypeVar("State")
 
 
 class InMemoryEventStore(AppendEntrances):
-    """``rows`` holds the log as the verifier reads it (``verify.ROW_COLUMNS`` order), which is
+    """``rows`` holds the log as the verifier reads it (``query.ROW_COLUMNS`` order), which is
     what tamper tests edit; nothing in the store's API changes or removes a row."""
 
     def __init__(self, signer: Signer | None = None, upcasters: Upcasters | None = None) -> None:

@@ -28,7 +28,6 @@ from typing import Any
 
 import orjson
 
-from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
     CheckpointMarks,
     EventRow,
@@ -45,6 +44,7 @@ from adapters.store.sql import (
     SqlEventStore,
     _Retried,
 )
+from eventlog.canonical import GENESIS_HASH
 from table_core.ports import (
     BatchCommand,
     Checkpoint,

@@ -15,9 +15,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from adapters.store.canonical import checkpoint_message, key_id
-
-KEY_ENV = "PAIGOW_SIGNING_KEY"
+from eventlog.canonical import checkpoint_message
+from eventlog.keys import key_id, key_paths
 
 
 @dataclass(frozen=True)
@@ -66,11 +65,6 @@ class Signer:
         return cls.from_pem(Path(path).read_bytes())
 
 
-def key_paths(db_path: str | Path) -> tuple[Path, Path]:
-    base = str(db_path)
-    return Path(base + ".signing-key"), Path(base + ".signing-key.pub")
-
-
 def create_key_files(db_path: str | Path) -> Signer:
     """A fresh key for a new embedded database; the private file is readable by its owner only."""
     private_path, public_path = key_paths(db_path)
@@ -85,10 +79,8 @@ def create_key_files(db_path: str | Path) -> Signer:
 
 
 def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:
-    """The key the caller gave, else the one ``PAIGOW_SIGNING_KEY`` names, else none."""
+    """The key the caller gave (a signer or a key file; the settings' ``signing_key`` is the
+    caller's default), else none."""
     if isinstance(signing_key, Signer):
         return signing_key
-    if signing_key is not None:
-        return Signer.from_file(signing_key)
-    from_env = os.environ.get(KEY_ENV)
-    return Signer.from_file(from_env) if from_env else None
+    return Signer.from_file(signing_key) if signing_key is not None else None

@@ -28,7 +28,6 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
-from adapters.store.canonical import format_time
 from adapters.store.core import (
     READ_COLUMNS,
     AppendEntrances,
@@ -37,12 +36,9 @@ from adapters.store.core import (
 )
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
-from adapters.store.verify import (
-    CHECKPOINT_QUERY,
-    Finding,
-    Report,
-    verify,
-)
+from eventlog.canonical import format_time
+from eventlog.query import CHECKPOINT_QUERY
+from eventlog.verifier import Finding, Report, verify
 from table_core.ports import (
     Checkpoint,
     RecordedEvent,

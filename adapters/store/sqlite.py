@@ -12,7 +12,6 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import (
     CheckpointMarks,
     chain_batch,
@@ -28,6 +27,7 @@ from adapters.store.sql import (
     SqlEventStore,
     _SlowPath,
 )
+from eventlog.canonical import GENESIS_HASH
 from table_core.ports import (
     BatchCommand,
     Checkpoint,

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from table_core.ports import Actor, InvalidEvent, NewEvent, RecordedEvent
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor, InvalidEvent, RecordedEvent
 
 AT = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 DEALER = Actor("dealer-ann", "dealer")

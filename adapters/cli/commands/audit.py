@@ -104,6 +104,15 @@ def _check_range(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _database(args: argparse.Namespace) -> tuple[Any, str | None]:
+    """The database to audit (``--db``, else ``$PAIGOW_DB``) and the signing key file configured
+    for it: the audit itself reads no environment."""
+    from adapters.settings import load_settings
+    from adapters.store import database_url
+
+    return database_url(args.db), load_settings().signing_key
+
+
 def _usage(message: str) -> int:
     print(f"paigow audit: {message}", file=sys.stderr)
     return 2
@@ -117,11 +126,11 @@ def run_verify(args: argparse.Namespace) -> int:
     problem = _check_range(args)
     if problem:
         return _usage(problem)
-    source = (
-        open_bundle(args.bundle, args.public_key)
-        if args.bundle
-        else open_database(args.db, args.public_key)
-    )
+    if args.bundle:
+        source = open_bundle(args.bundle, args.public_key)
+    else:
+        url, signing_key = _database(args)
+        source = open_database(url, args.public_key, signing_key=signing_key)
     # A bundle audits the scope it was exported for, unless the command line narrows it.
     scope = (source.manifest or {}).get("scope") or {}
     bar = Progress(source.total or 0, "audit verify")
@@ -161,13 +170,15 @@ def run_export(args: argparse.Namespace) -> int:
     problem = _check_range(args)
     if problem:
         return _usage(problem)
+    url, signing_key = _database(args)
     manifest = export(
-        args.db,
+        url,
         args.out,
         table=args.table,
         from_round=args.from_round,
         to_round=args.to_round,
         public_key=args.public_key,
+        signing_key=signing_key,
     )
     counts = manifest["counts"]
     last = manifest["last"] or {}
@@ -181,7 +192,8 @@ def run_export(args: argparse.Namespace) -> int:
 def run_recall(args: argparse.Namespace) -> int:
     from audit.recall import recall, render
 
-    found = recall(args.table, args.round_number, db=args.db, bundle=args.bundle)
+    db = None if args.bundle else _database(args)[0]
+    found = recall(args.table, args.round_number, db=db, bundle=args.bundle)
     if found is None:
         return _usage(f"table {args.table} has no round {args.round_number}")
     if args.format == "json":

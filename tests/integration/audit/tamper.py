@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from adapters.store.canonical import canonical_json, event_hash, global_hash
+from eventlog.canonical import canonical_json, event_hash, global_hash
 from tests.integration.store.conftest import Backdoor
 
 Edit = Callable[[dict[str, Any]], None]

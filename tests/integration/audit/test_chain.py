@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from adapters.store import InMemoryEventStore
-from adapters.store.canonical import canonical_json, event_hash, global_hash
 from adapters.store.signing import Signer
 from audit.sources import LogSource
 from audit.verify import verify_log
+from eventlog.canonical import canonical_json, event_hash, global_hash
 
 from .conftest import record_session
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import date
 
 from adapters.projections import ProjectionRunner, recall
-from table_core.ports import Actor, NewEvent
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor
 
 from . import session as s
 from .conftest import Opener

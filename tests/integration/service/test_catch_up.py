@@ -18,7 +18,7 @@ from adapters.clock import SteppingClock
 from adapters.held_tables import table_events
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
-from adapters.system_events import SYSTEM_STREAM
+from eventlog.system_events import SYSTEM_STREAM
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

@@ -26,7 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from table_core.ports import Actor, ConcurrencyError, NewEvent
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor, ConcurrencyError
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = "table-shared"

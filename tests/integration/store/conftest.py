@@ -18,7 +18,8 @@ import pytest
 
 from adapters.store import InMemoryEventStore, SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
-from table_core.ports import Actor, NewEvent
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor
 
 DEALER = Actor("dealer-ann", "dealer")
 PIT_BOSS = Actor("pit-boss-raoul", "pit_boss")

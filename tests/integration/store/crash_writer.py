@@ -17,10 +17,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adapters.store import open_store
-from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import build_rows, command_rows
 from adapters.store.sql import EVENT_COLUMNS
-from table_core.ports import Actor, NewEvent
+from eventlog.canonical import GENESIS_HASH
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor
 
 DEALER = Actor("dealer-ann", "dealer")
 START = datetime(2025, 3, 14, 20, 0, tzinfo=UTC)

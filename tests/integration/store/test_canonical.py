@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.store.canonical import canonical_bytes, canonical_json, loads_json
+from eventlog.canonical import canonical_bytes, canonical_json, loads_json
 
 leaves = (
     st.none()

@@ -9,9 +9,10 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import EventReader, build_batch_rows, chain_batch, sequence
-from table_core.ports import Actor, NewEvent
+from eventlog.canonical import GENESIS_HASH
+from eventlog.envelope import NewEvent
+from table_core.ports import Actor
 
 DEALER = Actor("dealer-ann", "dealer")
 CAGE = Actor("cage-élodie", "cage")  # non-ASCII: the canonical bytes' slow path

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from adapters.store.verify import verify
+from eventlog.envelope import NewEvent
+from eventlog.verifier import verify
 from table_core.ports import (
     Actor,
     CommandIdConflict,
     CommandsPartlyRecorded,
     ConcurrencyError,
     InvalidEvent,
-    NewEvent,
     TamperDetected,
 )
 from tests.integration.store.conftest import DEALER, OPENED, PIT_BOSS, Backdoor, dice, wager
@@ -46,7 +46,7 @@ def test_append_then_read_back_a_round(store: Any) -> None:
 
 def test_the_same_event_hashes_the_same_in_every_store(store: Any) -> None:
     # Pinned bytes and hash: the fake, SQLite and PostgreSQL all store exactly these, and an
-    # auditor recomputes the hash from the documented recipe (adapters/store/canonical.py).
+    # auditor recomputes the hash from the documented recipe (eventlog/canonical.py).
     [recorded] = store.append("table-1", 0, [wager(1, 500)], "cmd-pinned")
     rows, _ = store.raw_log()
     payload = '{"currency":"EUR","main":500,"seat":1}'

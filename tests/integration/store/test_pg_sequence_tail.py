@@ -12,10 +12,10 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from adapters.store import migrate, postgres_engine
-from adapters.store.canonical import GENESIS_HASH
 from adapters.store.core import sequence
 from adapters.store.postgres import PostgresEventStore
 from adapters.store.signing import Signer
+from eventlog.canonical import GENESIS_HASH
 from table_core.ports import ConcurrencyError
 from tests.integration.store.conftest import OPENED, wager
 from tests.integration.store.crash_writer import legacy_commit

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from adapters.store import open_store
-from adapters.store.signing import KEY_ENV, Signer, key_paths
-from adapters.store.verify import load_public_key, verify_sqlite_file
+from adapters.store.signing import Signer
+from eventlog.keys import key_paths, load_public_key
+from eventlog.verifier import verify_sqlite_file
 from table_core.ports import SigningKeyMissing
 from tests.integration.store.conftest import OPENED, wager
 
@@ -51,7 +52,7 @@ def test_a_configured_key_wins_and_no_key_file_is_written(
     key_file = tmp_path / "casino-signing.pem"
     signer = Signer.generate()
     key_file.write_bytes(signer.private_pem())
-    monkeypatch.setenv(KEY_ENV, str(key_file))
+    monkeypatch.setenv("PAIGOW_SIGNING_KEY", str(key_file))
     db = tmp_path / "configured.db"
     store = open_store(f"sqlite:///{db}")
     store.append("table-1", 0, [wager(1, 500)], "c1", checkpoint=True)

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from adapters.store import InMemoryEventStore, SqlEventStore, migrate, open_store
-from adapters.store.verify import load_public_key, verify
+from eventlog.keys import load_public_key
+from eventlog.verifier import verify
 from table_core.ports import Payload, Upcasters
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "log_wager_v1.json").read_text())

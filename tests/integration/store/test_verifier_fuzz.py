@@ -14,11 +14,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.store.canonical import canonical_json, event_hash
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.signing import Signer
-from adapters.store.verify import ROW_COLUMNS, verify
-from table_core.ports import NewEvent
+from eventlog.canonical import canonical_json, event_hash
+from eventlog.envelope import NewEvent
+from eventlog.query import ROW_COLUMNS
+from eventlog.verifier import verify
 from tests.integration.store.conftest import DEALER, OPENED, PIT_BOSS
 
 SIGNER = Signer.generate()  # one key for the module: key generation is not what is tested

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from table_core.events import Event, event_to_dict
+from eventlog.mapper import event_to_dict
+from table_core.events import Event
 
 # The modules that call ``decide`` by their own name for it; ``execute`` calls table_core.table's.
 CALLERS = (

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import AwareDatetime, TypeAdapter
 
-from table_core.events import event_to_dict, parse_event, time_text
+from eventlog.mapper import event_to_dict, parse_event, time_text
 
 from .conftest import same_json
 from .test_events import _all_events

@@ -10,14 +10,8 @@ from typing import Any
 
 import pytest
 
-from table_core.events import (
-    EVENT_TYPES,
-    BetPlaced,
-    EventFormatError,
-    HandSet,
-    event_to_dict,
-    parse_event,
-)
+from eventlog.mapper import EventFormatError, event_to_dict, parse_event
+from table_core.events import EVENT_TYPES, BetPlaced, HandSet
 
 from .support import DEALER, TABLE, Script
 from .test_round_dealer_banked import play_round, seated_table

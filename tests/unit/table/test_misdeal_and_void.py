@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+from eventlog.mapper import event_to_dict, parse_event
 from table_core import commands as c
 from table_core.cards import FULL_DECK, card_text
 from table_core.errors import DomainError
-from table_core.events import ReturnedWager, RoundVoided, event_to_dict, parse_event
+from table_core.events import ReturnedWager, RoundVoided
 from table_core.table import NotAllowed, WrongState
 
 from .support import AT, CAGE, DEALER, FLOOR, TABLE, Script, player, rules

@@ -19,11 +19,12 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from eventlog.mapper import event_to_dict, parse_event
 from table_core import commands as c
 from table_core.cards import FULL_DECK
 from table_core.commands import Command
 from table_core.errors import DomainError
-from table_core.events import EVENT_TYPES, Event, MeterChanged, event_to_dict, parse_event
+from table_core.events import EVENT_TYPES, Event, MeterChanged
 from table_core.rules import TableRules
 from table_core.side_bets import SideBetRules
 from table_core.table import TableState, decide, fold

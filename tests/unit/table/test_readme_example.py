@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-from table_core.events import event_to_dict, parse_event
+from eventlog.mapper import event_to_dict, parse_event
 from table_core.table import fold
 
 EXAMPLE = Path(__file__).parents[3] / "README.md"

@@ -4,7 +4,7 @@ Standard library only (``cryptography`` is imported for the Ed25519 signature ch
 auditor can read it in one sitting and run it on a copy of the log. ``audit/`` uses it; the
 store's ``verify()`` feeds it rows in global position order.
 
-A row is a tuple in ``ROW_COLUMNS`` order. For each row, in order, it checks:
+A row is a tuple in ``query.ROW_COLUMNS`` order. For each row, in order, it checks:
   sequence  the global position is the next one and the stream version is the stream's next one
   link      ``prev_hash`` is the stream's previous hash and ``global_prev`` the previous global hash
   payload   the stored payload is canonical JSON without floats
@@ -21,35 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from adapters.store.canonical import (
+from eventlog.canonical import (
     GENESIS_HASH,
     NotCanonical,
-    checkpoint_message,
     event_hash,
     global_hash,
-    key_id,
     load_payload,
     parse_payload,
 )
-
-ROW_COLUMNS = (
-    "position",
-    "stream_id",
-    "version",
-    "type",
-    "schema_version",
-    "payload",
-    "recorded_at",
-    "actor_id",
-    "actor_role",
-    "command_id",
-    "prev_hash",
-    "hash",
-    "global_prev",
-    "global_hash",
-)
-# (position, hash, signed_at, key_id, signature) in position order.
-CHECKPOINT_COLUMNS = ("position", "hash", "signed_at", "key_id", "signature")
+from eventlog.keys import checkpoint_signature_holds, key_id, load_public_key
+from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY
 
 
 @dataclass(frozen=True)
@@ -81,41 +62,13 @@ class Report:
         return self.first_bad is None
 
 
-class VerificationFailed(Exception):
+class ChainVerificationError(Exception):
+    """The first row or checkpoint that does not hold (``finding``). Not the system event
+    ``system_events.VerificationFailed``, which records such a finding in the log."""
+
     def __init__(self, finding: Finding) -> None:
         super().__init__(str(finding))
         self.finding = finding
-
-
-def load_public_key(data: bytes | str) -> bytes:
-    """Raw 32-byte Ed25519 public key from PEM text, 64 hex digits, or raw bytes."""
-    if isinstance(data, str):
-        data = data.encode()
-    text = data.strip()
-    if text.startswith(b"-----BEGIN"):
-        from cryptography.hazmat.primitives import serialization
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-        key = serialization.load_pem_public_key(text)
-        if not isinstance(key, Ed25519PublicKey):
-            raise ValueError("not an Ed25519 public key")
-        return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    if len(text) == 64:
-        return bytes.fromhex(text.decode())
-    if len(data) == 32:
-        return data
-    raise ValueError("an Ed25519 public key is PEM, 64 hex digits or 32 raw bytes")
-
-
-def _signature_holds(public_key: bytes, signature_hex: str, message: bytes) -> bool:
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-    try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes.fromhex(signature_hex), message)
-    except (InvalidSignature, ValueError):
-        return False
-    return True
 
 
 class ChainVerifier:
@@ -145,12 +98,12 @@ class ChainVerifier:
         return self._next_checkpoint
 
     def check(self, row: Sequence[Any]) -> dict[str, Any]:
-        """The row's payload object if the row holds; raises ``VerificationFailed`` if not."""
+        """The row's payload object if the row holds; raises ``ChainVerificationError`` if not."""
         try:
             return self._check(row)
         except (TypeError, ValueError, AttributeError, IndexError, UnicodeError) as error:
             # A row that is not even the right shape (a wrong type, a missing column).
-            raise VerificationFailed(
+            raise ChainVerificationError(
                 Finding(self.position + 1, None, None, "malformed", f"unreadable row: {error}")
             ) from None
 
@@ -161,7 +114,7 @@ class ChainVerifier:
             raise TypeError("position, version and schema_version are integers")
         expected = self.position + 1
         if position != expected:
-            raise VerificationFailed(
+            raise ChainVerificationError(
                 Finding(
                     expected,
                     None,
@@ -200,7 +153,7 @@ class ChainVerifier:
         """After the last row: a checkpoint beyond the end means the tail was removed."""
         if self._next_checkpoint < len(self._checkpoints):
             signed = self._checkpoints[self._next_checkpoint][0]
-            raise VerificationFailed(
+            raise ChainVerificationError(
                 Finding(
                     self.position + 1,
                     None,
@@ -219,8 +172,9 @@ class ChainVerifier:
             if self.public_key is not None:
                 if signer != self.key_id:
                     self._fail(row, "checkpoint", f"signed by key {signer}, not {self.key_id}")
-                message = checkpoint_message(self.position, head, signed_at)
-                if not _signature_holds(self.public_key, signature, message):
+                if not checkpoint_signature_holds(
+                    self.public_key, signature, self.position, head, signed_at
+                ):
                     self._fail(row, "checkpoint", "the checkpoint signature does not hold")
             self._next_checkpoint += 1
             more = self._next_checkpoint < len(self._checkpoints)
@@ -228,7 +182,7 @@ class ChainVerifier:
 
     @staticmethod
     def _fail(row: Sequence[Any], problem: str, detail: str) -> NoReturn:
-        raise VerificationFailed(Finding(row[0], row[1], row[2], problem, detail))
+        raise ChainVerificationError(Finding(row[0], row[1], row[2], problem, detail))
 
 
 def verify(
@@ -244,19 +198,9 @@ def verify(
             verifier.check(row)
             count += 1
         verifier.finish()
-    except VerificationFailed as failed:
+    except ChainVerificationError as failed:
         return Report(count, verifier.checkpoints_checked, public_key is not None, failed.finding)
     return Report(count, verifier.checkpoints_checked, public_key is not None, None)
-
-
-LOG_QUERY = (
-    "SELECT g.position, e.stream_id, e.version, e.type, e.schema_version, e.payload, "
-    "e.recorded_at, e.actor_id, e.actor_role, e.command_id, e.prev_hash, e.hash, "
-    "g.prev_hash, g.hash FROM event_log g JOIN events e ON e.id = g.event_id ORDER BY g.position"
-)
-CHECKPOINT_QUERY = (
-    "SELECT position, hash, signed_at, key_id, signature FROM checkpoints ORDER BY position, id"
-)
 
 
 def verify_sqlite_file(path: str | Path, public_key_path: str | Path | None = None) -> Report:

@@ -62,6 +62,13 @@ def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
         return c.CashOut(player_id=first.player_id, amount=first.amount, actor=actor, at=at)
     if isinstance(first, PlayerLeft):
         return c.LeaveSeat(player_id=first.player_id, actor=actor, at=at)
+    return _round_command(state, events)
+
+
+def _round_command(state: TableState, events: Sequence[Event]) -> c.Command:
+    """``command_of`` for the events a round's commands open with."""
+    first = events[0]
+    actor, at = first.actor, first.at
     if isinstance(first, RoundStarted):
         return c.StartRound(actor=actor, at=at)
     if isinstance(first, BankAccepted):

@@ -20,10 +20,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from hashlib import sha256
-from json.encoder import encode_basestring_ascii as _quote
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 GENESIS_HASH = "0" * 64
+#: A text as the hashed JSON writes it (ASCII, escaped, in double quotes): the recipes' quoting.
+quote = encode_basestring_ascii
 EVENT_DOMAIN = "paigow-event-v1"
 GLOBAL_DOMAIN = "paigow-global-v1"
 CHECKPOINT_DOMAIN = "paigow-checkpoint-v1"
@@ -45,7 +47,7 @@ except ImportError:  # pragma: no cover - the standard library alone is exact, o
     _SORTED = 0
     _fast_dumps = None  # type: ignore[assignment]
     _fast_loads = None  # type: ignore[assignment]
-# For core.chain_batch, which inlines canonical_bytes' fast path (its hottest loop).
+# For the store's chain_batch, which inlines canonical_bytes' fast path (its hottest loop).
 FAST_DUMPS = _fast_dumps
 SORT_KEYS = _SORTED
 
@@ -66,7 +68,7 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def canonical_json(value: Any) -> str:
-    """The one text form of a JSON value (floats are refused before: ``ports.check_json``)."""
+    """The one text form of a JSON value (floats are refused before: ``envelope.check_json``)."""
     return canonical_bytes(value).decode()
 
 
@@ -123,6 +125,29 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
+def event_link(
+    prev: str,
+    quoted_stream: str,
+    version: int,
+    quoted_type: str,
+    schema_version: int,
+    quoted_at: str,
+    quoted_actor: str,
+    quoted_command: str,
+    payload: str,
+) -> str:
+    """THE event-hash recipe, on parts already quoted (``quote``; ``quoted_actor`` is the quoted
+    id and role joined by a comma) and ``prev`` as it stands between its quotes (a hash of our own
+    is hex, which quoting leaves as it is). The hot loops (append, replay) quote each repeating
+    text once and call this; ``event_hash`` quotes for the rest. ``payload`` is the stored text."""
+    return sha256(
+        f'["{EVENT_DOMAIN}","{prev}",{quoted_stream},{version},{quoted_type},'
+        f"{schema_version:d},{quoted_at},{quoted_actor},{quoted_command}]\n{payload}".encode(
+            "utf-8", "surrogatepass"
+        )
+    ).hexdigest()
+
+
 def event_hash(
     prev_hash: str,
     stream_id: str,
@@ -135,26 +160,31 @@ def event_hash(
     command_id: str,
     payload: str,
 ) -> str:
-    # Written out rather than json.dumps(list): the same bytes (a test pins it) at a fraction of the
-    # cost, which matters when a replay re-hashes every event of the casino.
-    header = (
-        f'["{EVENT_DOMAIN}",{_quote(prev_hash)},{_quote(stream_id)},{int(version)},'
-        f"{_quote(event_type)},{int(schema_version)},{_quote(at)},{_quote(actor_id)},"
-        f"{_quote(actor_role)},{_quote(command_id)}]\n"
+    """The event hash of stored texts (see the module's docstring)."""
+    return event_link(
+        quote(prev_hash)[1:-1],
+        quote(stream_id),
+        int(version),
+        quote(event_type),
+        int(schema_version),
+        quote(at),
+        f"{quote(actor_id)},{quote(actor_role)}",
+        quote(command_id),
+        payload,
     )
-    return sha256((header + payload).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def global_link(prev: str, position: int, event_hash_hex: str) -> str:
+    """THE global-hash recipe; both hashes as they stand between their quotes (hex for ours)."""
+    return sha256(
+        f'["{GLOBAL_DOMAIN}","{prev}",{position},"{event_hash_hex}"]'.encode()
+    ).hexdigest()
 
 
 def global_hash(prev_global: str, position: int, event_hash_hex: str) -> str:
-    text = f'["{GLOBAL_DOMAIN}",{_quote(prev_global)},{int(position)},{_quote(event_hash_hex)}]'
-    return sha256(text.encode("utf-8")).hexdigest()
+    return global_link(quote(prev_global)[1:-1], int(position), quote(event_hash_hex)[1:-1])
 
 
 def checkpoint_message(position: int, chain_hash: str, at: str) -> bytes:
-    text = f'["{CHECKPOINT_DOMAIN}",{int(position)},{_quote(chain_hash)},{_quote(at)}]'
+    text = f'["{CHECKPOINT_DOMAIN}",{int(position)},{quote(chain_hash)},{quote(at)}]'
     return text.encode("utf-8")
-
-
-def key_id(public_key_raw: bytes) -> str:
-    """A short name for a public key: the first 16 hex digits of its SHA-256."""
-    return sha256(public_key_raw).hexdigest()[:16]

@@ -2,6 +2,9 @@
 
 Frozen pydantic models with a stable ``type`` and a ``schema_version``, stored through the same
 append-only store (stream id ``system``) so they are hashed, chained and signed like the rest.
+
+Who caused one is the table events' ``Actor`` (``actor``); the stored payload keeps it as the two
+fields ``actor_id`` and ``actor_role``, as the log has always held it.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from table_core.events import Actor
 
 SYSTEM_STREAM = "system"
 
@@ -21,6 +26,11 @@ class _SystemEvent(BaseModel):
     at: datetime
     actor_id: str = "paigow"
     actor_role: str = "system"
+
+    @property
+    def actor(self) -> Actor:
+        """Who caused it, as a table event names its actor."""
+        return Actor(id=self.actor_id, role=self.actor_role)
 
 
 class ServiceStarted(_SystemEvent):

@@ -1,0 +1,76 @@
+"""Public keys of the log: loading one, naming it, and checking a checkpoint's signature with it.
+
+The private key that signs lives with the store (``adapters.store.signing.Signer``); a verifier
+needs only what is here. ``cryptography`` is imported when a key or signature is first used.
+"""
+
+from __future__ import annotations
+
+from hashlib import sha256
+from pathlib import Path
+
+from eventlog.canonical import checkpoint_message
+
+
+def key_id(public_key_raw: bytes) -> str:
+    """A short name for a public key: the first 16 hex digits of its SHA-256."""
+    return sha256(public_key_raw).hexdigest()[:16]
+
+
+def key_paths(db_path: str | Path) -> tuple[Path, Path]:
+    """Where an embedded database's key files sit: ``<db>.signing-key`` (the private key, PKCS#8
+    PEM) and ``<db>.signing-key.pub`` (its public half, SubjectPublicKeyInfo PEM)."""
+    base = str(db_path)
+    return Path(base + ".signing-key"), Path(base + ".signing-key.pub")
+
+
+def public_half(private_pem: bytes) -> bytes:
+    """The raw public key of an unencrypted Ed25519 private key PEM (a signing key file)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    key = serialization.load_pem_private_key(private_pem, password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ValueError("the signing key must be an Ed25519 private key")
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def load_public_key(data: bytes | str) -> bytes:
+    """Raw 32-byte Ed25519 public key from PEM text, 64 hex digits, or raw bytes."""
+    if isinstance(data, str):
+        data = data.encode()
+    text = data.strip()
+    if text.startswith(b"-----BEGIN"):
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        key = serialization.load_pem_public_key(text)
+        if not isinstance(key, Ed25519PublicKey):
+            raise ValueError("not an Ed25519 public key")
+        return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    if len(text) == 64:
+        return bytes.fromhex(text.decode())
+    if len(data) == 32:
+        return data
+    raise ValueError("an Ed25519 public key is PEM, 64 hex digits or 32 raw bytes")
+
+
+def signature_holds(public_key: bytes, signature_hex: str, message: bytes) -> bool:
+    """Whether ``signature_hex`` is ``public_key``'s Ed25519 signature of ``message``."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes.fromhex(signature_hex), message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def checkpoint_signature_holds(
+    public_key: bytes, signature_hex: str, position: int, chain_hash: str, signed_at: str
+) -> bool:
+    """Whether a checkpoint row's signature holds over its message (``canonical``'s recipe)."""
+    return signature_holds(
+        public_key, signature_hex, checkpoint_message(position, chain_hash, signed_at)
+    )
