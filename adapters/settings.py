@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
     serve_worker_verify: bool = True
+    #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
+    #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
+    http_fast_path: bool = True
 
     def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
         """The gaming day of the options given, each one not given from these settings."""
