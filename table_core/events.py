@@ -9,8 +9,8 @@ Seats are the six player places, numbered 1..6 counterclockwise from the dealer;
 means the dealer's place (the banker when the dealer banks, the house hand when a player banks).
 ``position`` is R-DEAL-1's count from the banker (the banker is 1).
 
-Over 500 lines on purpose: every stored fact's model lives here, beside the one union that reads
-them, so a reader of the log format has one page to read.
+Over 500 lines on purpose: the models are the stored contract, read together and changed together
+(a split would scatter one schema over files).
 """
 
 from __future__ import annotations
