@@ -28,10 +28,15 @@ from adapters.http.models import (
     TABLE_ID_PATTERN,
     AcceptBankBody,
     BetBody,
+    BuyInBody,
     ChangeRulesBody,
     ChipsBody,
+    CloseGamingDayBody,
     CommandBody,
     CommandResponse,
+    CorrectRatingBody,
+    CountBody,
+    OpenGamingDayBody,
     OpenTableBody,
     PlayerBody,
     ReportDealBody,
@@ -39,6 +44,7 @@ from adapters.http.models import (
     SeatBody,
     SetHandBody,
     SideBetBody,
+    SlipBody,
     VoidBody,
 )
 from adapters.http.views import command_body
@@ -104,6 +110,49 @@ def _electronic(path: str, operation: str, summary: str, kind: str, doc: str = "
     return CommandRoute(path, operation, summary, CommandBody, False, None, kind, doc or None)
 
 
+def _chips(given: Any) -> dict[int, int]:
+    """A body's chips as the core takes them; a denomination given twice is refused."""
+    chips: dict[int, int] = {}
+    for each in given:
+        if each.denomination in chips:
+            raise ApiProblem(
+                422, "invalid_request", f"denomination {each.denomination} is given twice"
+            )
+        chips[each.denomination] = each.amount
+    return chips
+
+
+def _open_day(t: str, b: Any, a: Actor, at: datetime) -> c.Command:
+    extra = {} if b.rules is None else {"rules": b.rules}
+    return c.OpenGamingDay(
+        gaming_day=b.gaming_day,
+        opener=_chips(b.opener),
+        dealer=Actor(id=b.dealer, role="dealer"),
+        table_id=t,
+        actor=a,
+        at=at,
+        **extra,
+    )
+
+
+def _slip(kind: type[c.FillTray] | type[c.CreditTray]) -> Builder:
+    """A fill (the cage issues, the dealer receives) or a credit (the other way round)."""
+    issuer, receiver = ("cage", "dealer") if kind is c.FillTray else ("dealer", "cage")
+
+    def build(_t: str, b: Any, a: Actor, at: datetime) -> c.Command:
+        return kind(
+            slip=b.slip,
+            chips=_chips(b.chips),
+            requested_by=Actor(id=b.requested_by, role="floor"),
+            issued_by=Actor(id=b.issued_by, role=issuer),
+            received_by=Actor(id=b.received_by, role=receiver),
+            actor=a,
+            at=at,
+        )
+
+    return build
+
+
 ROUTE_LIST: tuple[CommandRoute, ...] = (
     # --- the table
     _route(
@@ -125,7 +174,9 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "seat_player",
         "Seat a player (seats 1..6, R-DEAL-1)",
         SeatBody,
-        lambda t, b, a, at: c.SeatPlayer(seat=b.seat, player_id=b.player_id, actor=a, at=at),
+        lambda t, b, a, at: c.SeatPlayer(
+            seat=b.seat, player_id=b.player_id, card=b.card, actor=a, at=at
+        ),
     ),
     _route(
         "/leave",
@@ -137,9 +188,16 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
     _route(
         "/buy-in",
         "buy_in",
-        "Sell chips to a seated player (cage)",
-        ChipsBody,
-        lambda t, b, a, at: c.BuyIn(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+        "Sell chips to a seated player (cage), for cash, a marker, chips or promotional chips",
+        BuyInBody,
+        lambda t, b, a, at: c.BuyIn(
+            player_id=b.player_id,
+            amount=b.amount,
+            medium=b.medium,
+            marker=b.marker,
+            actor=a,
+            at=at,
+        ),
     ),
     _route(
         "/cash-out",
@@ -147,6 +205,60 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "Cash a player's free chips out (cage)",
         ChipsBody,
         lambda t, b, a, at: c.CashOut(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    # --- the books (issue 18, R16): the gaming day, the tray, the count, ratings
+    _route(
+        "/gaming-day/open",
+        "open_gaming_day",
+        "Open a gaming day with the opener, counted with the dealer (floor)",
+        OpenGamingDayBody,
+        _open_day,
+    ),
+    _route(
+        "/gaming-day/close",
+        "close_gaming_day",
+        "Close the gaming day with the closer, counted with the dealer (floor)",
+        CloseGamingDayBody,
+        lambda t, b, a, at: c.CloseGamingDay(
+            closer=_chips(b.closer), dealer=Actor(id=b.dealer, role="dealer"), actor=a, at=at
+        ),
+    ),
+    _route(
+        "/fill",
+        "fill_tray",
+        "A fill slip: chips from the cage to the tray, between rounds",
+        SlipBody,
+        _slip(c.FillTray),
+    ),
+    _route(
+        "/credit",
+        "credit_tray",
+        "A credit slip: chips from the tray to the cage, between rounds",
+        SlipBody,
+        _slip(c.CreditTray),
+    ),
+    _route(
+        "/count",
+        "count_drop",
+        "The count team's count of a closed gaming day's drop box (count)",
+        CountBody,
+        lambda t, b, a, at: c.CountDrop(
+            gaming_day=b.gaming_day, cash=b.cash, markers=b.markers, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/ratings/correct",
+        "correct_rating",
+        "Correct a player's rating (average bet, time) with a reason (floor)",
+        CorrectRatingBody,
+        lambda t, b, a, at: c.CorrectRating(
+            player_id=b.player_id,
+            reason=b.reason,
+            average_bet=b.average_bet,
+            minutes=b.minutes,
+            actor=a,
+            at=at,
+        ),
     ),
     # --- the round
     _simple(

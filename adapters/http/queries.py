@@ -77,6 +77,25 @@ def table_events(
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
 
 
+@router.get(
+    "/tables",
+    operation_id="tables",
+    summary="Every table, open or closed, with its gaming day, House Way and status",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("tables"))],
+)
+def tables(request: Request) -> list[dict[str, Any]]:
+    """From the books projection (issue 18): ``status`` is ``open`` or ``closed`` (the gaming day's
+    closer recorded); ``gaming_day`` is null for a table opened without an opener (no books)."""
+    from adapters.projections.books import read_tables
+
+    def query(runner: Any) -> list[dict[str, Any]]:
+        with runner.db.read() as tx:
+            return read_tables(tx)
+
+    return projections_of(request).read(query)
+
+
 # --- projections: round recall and reports (adapters/projections, docs/projections.md) ----------
 
 

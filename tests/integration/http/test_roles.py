@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 
 from tests.integration.http.conftest import ROLES, TABLE, Api, open_table
 
-D, F, C, A = "dealer", "floor", "cage", "auditor"
+D, F, C, A, N = "dealer", "floor", "cage", "auditor", "count"
 
 EXPECTED: dict[str, set[str]] = {
     "open_table": {F},
@@ -34,10 +34,17 @@ EXPECTED: dict[str, set[str]] = {
     "settle": {D},
     "close_round": {D},
     "void_round": {F},
-    "table_state": {D, F, C, A},
-    "table_events": {D, F, C, A},
-    "round_recall": {D, F, C, A},
-    "round_history": {D, F, C, A},
+    "open_gaming_day": {F},
+    "close_gaming_day": {F},
+    "fill_tray": {F, C, D},
+    "credit_tray": {F, C, D},
+    "count_drop": {N},
+    "correct_rating": {F},
+    "tables": {D, F, C, A, N},
+    "table_state": {D, F, C, A, N},
+    "table_events": {D, F, C, A, N},
+    "round_recall": {D, F, C, A, N},
+    "round_history": {D, F, C, A, N},
     "reports": {F, C, A},
     "audit_verify": {A, F},
 }
@@ -57,6 +64,24 @@ BODIES: dict[str, dict[str, Any]] = {
     "report_dice": {"faces": [1, 2, 3]},
     "set_hand": {"player_id": "ana"},
     "void_round": {"reason": "card exposed"},
+    "open_gaming_day": {"gaming_day": "2026-11-29", "opener": [], "dealer": "dealer-1"},
+    "close_gaming_day": {"closer": [], "dealer": "dealer-1"},
+    "fill_tray": {
+        "slip": "F-1",
+        "chips": [{"denomination": 2500, "amount": 25000}],
+        "requested_by": "floor-1",
+        "issued_by": "cage-1",
+        "received_by": "dealer-1",
+    },
+    "credit_tray": {
+        "slip": "C-1",
+        "chips": [{"denomination": 2500, "amount": 25000}],
+        "requested_by": "floor-1",
+        "issued_by": "dealer-1",
+        "received_by": "cage-1",
+    },
+    "count_drop": {"gaming_day": "2026-11-29", "cash": 0, "markers": 0},
+    "correct_rating": {"player_id": "ana", "reason": "left early", "minutes": 30},
 }
 
 
@@ -82,7 +107,7 @@ def test_the_matrix_covers_every_endpoint_but_health(api: Api) -> None:
     served = {operation for operation, _, _ in operations(api)}
     assert served - {"health"} == set(EXPECTED)
     commands = {operation for operation, method, _ in operations(api) if method == "POST"}
-    assert len(commands) == 21  # every table command of table_core.commands, deal and dice twice
+    assert len(commands) == 27  # every table command of table_core.commands, deal and dice twice
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -144,6 +169,12 @@ COMMAND_ENDPOINTS = {
     "Settle": {"settle"},
     "CloseRound": {"close_round"},
     "VoidRound": {"void_round"},
+    "OpenGamingDay": {"open_gaming_day"},
+    "CloseGamingDay": {"close_gaming_day"},
+    "FillTray": {"fill_tray"},
+    "CreditTray": {"credit_tray"},
+    "CountDrop": {"count_drop"},
+    "CorrectRating": {"correct_rating"},
 }
 
 
