@@ -46,7 +46,7 @@ from table_core.events import Event
 from table_core.table.bank_rotation import accept_bank, decline_bank, start_round
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
-from table_core.table.guards import NotAllowed, WrongState
+from table_core.table.guards import NotAllowed, TrayShort, WrongState
 from table_core.table.inventory import DECIDERS as BOOKS_DECIDERS
 from table_core.table.seating import (
     buy_in,
@@ -66,6 +66,7 @@ __all__ = [
     "DomainError",
     "NotAllowed",
     "TableState",
+    "TrayShort",
     "WrongState",
     "decide",
     "evolve",
