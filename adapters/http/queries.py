@@ -171,6 +171,33 @@ def round_history(
     return [r.to_dict() for r in found]
 
 
+@router.get(
+    "/players/{player_id}/ratings",
+    operation_id="player_ratings",
+    summary="A player's ratings: time, rounds, average bets, buy-ins, actual and theo win",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("player_ratings"))],
+)
+def player_ratings(
+    request: Request,
+    player_id: Annotated[str, Path(pattern=ID_PATTERN)],
+    day: Annotated[date | None, Query(description="gaming day; none: every day")] = None,
+) -> dict[str, Any]:
+    """``adapters.projections.ratings.read_ratings`` (docs/projections.md, "Player ratings"):
+    every rating of the player by start, with the floor's corrections beside the figures."""
+    from adapters.projections.ratings import read_ratings
+    from adapters.settings import load_settings
+
+    day_of = load_settings().gaming_day().day_of
+
+    def query(runner: Any) -> dict[str, Any]:
+        with runner.db.read() as tx:
+            found = read_ratings(tx, day=day, player=player_id, day_of=day_of)
+        return {"player_id": player_id, "ratings": found}
+
+    return projections_of(request).read(query)
+
+
 ReportView = Literal[
     "accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers"
 ]

@@ -64,6 +64,7 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "round_recall": _ALL,
     "round_history": _ALL,
     "tables": _ALL,
+    "player_ratings": frozenset({"floor", "cage", "auditor"}),
     "reports": frozenset({"floor", "cage", "auditor"}),
     "audit_verify": frozenset({"auditor", "floor"}),
 }

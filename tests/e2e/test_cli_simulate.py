@@ -255,3 +255,10 @@ def test_simulate_and_report_give_the_same_books_in_the_same_words(paigow: Run) 
     ):
         assert header in words, header  # fmt: skip
     assert "house win (main + side)" not in human.stdout
+    rated = paigow("ratings", "--player", "ana-SIM-1", "--day", figures["gaming_day"],
+                   "--format", "json")  # fmt: skip
+    assert rated.returncode == 0, rated.stderr
+    (rating,) = json.loads(rated.stdout)["ratings"]
+    assert (rating["rounds"], rating["average_bet"], rating["status"]) == (120, 1_000, "closed")
+    assert rating["cash"] == 900_000 and rating["theo_win"] > 0
+    assert paigow("ratings", "--day", "someday").returncode == 2

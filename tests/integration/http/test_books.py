@@ -67,6 +67,17 @@ def test_a_gaming_day_records_its_books_with_their_actors(api: Api) -> None:
         "floor", "/ratings/correct", {"player_id": "ana", "reason": "sat out", "minutes": 40}
     )
     assert corrected["events"][0]["type"] == "rating_corrected"
+    rated = api.get("cage", "/players/ana/ratings?day=2026-11-29").json()
+    (rating,) = rated["ratings"]
+    assert {k: rating[k] for k in ("card", "status", "markers", "corrected_minutes")} == {
+        "card": "CLUB-77",
+        "status": "closed",  # closed with the table's gaming day
+        "markers": 50_000,
+        "corrected_minutes": 40,
+    }
+    assert rating["correction_reason"] == "sat out" and rating["minutes"] is not None
+    assert api.get("cage", "/players/ana/ratings?day=2026-11-30").json()["ratings"] == []
+    assert api.get("dealer", "/players/ana/ratings").status_code == 403
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,7 @@ EXPECTED: dict[str, set[str]] = {
     "round_recall": {D, F, C, A, N},
     "round_history": {D, F, C, A, N},
     "reports": {F, C, A},
+    "player_ratings": {F, C, A},
     "audit_verify": {A, F},
 }
 
