@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     tz: str = "UTC"
     #: The gaming day's cut-off, HH:MM on a quarter hour.
     gaming_day_cutoff: str = "06:00"
+    #: The casino's pits for the report's roll-up (issue 18): ``main=PG-1,PG-2;high-limit=PG-9``.
+    pits: str = ""
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
@@ -58,6 +60,12 @@ class Settings(BaseSettings):
     #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
     #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
     http_fast_path: bool = True
+
+    def pit_of(self) -> dict[str, str]:
+        """The ``pits`` setting as table -> pit (adapters/projections/rollup.py)."""
+        from adapters.projections.rollup import parse_pits
+
+        return parse_pits(self.pits)
 
     def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
         """The gaming day of the options given, each one not given from these settings."""
@@ -69,6 +77,14 @@ class Settings(BaseSettings):
     @classmethod
     def _any_case(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
+
+    @field_validator("pits")
+    @classmethod
+    def _pits_parse(cls, value: str) -> str:
+        from adapters.projections.rollup import parse_pits
+
+        parse_pits(value)  # a ValueError names what does not parse
+        return value
 
     @field_validator("tz")
     @classmethod

@@ -199,7 +199,7 @@ def player_ratings(
 
 
 ReportView = Literal[
-    "accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers"
+    "accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers", "rollup"
 ]
 
 
@@ -221,11 +221,19 @@ def reports(
     views = tuple(view) if view else VIEWS
     from adapters.settings import load_settings
 
-    gaming_day = load_settings().gaming_day()
+    settings = load_settings()
+    gaming_day = settings.gaming_day()
+    pits = settings.pit_of()
 
     def query(runner: Any) -> dict[str, Any]:
         report: dict[str, Any] = build_report(
-            runner, gaming_day, day=day, table_id=table_id, views=views, catch_up=False
+            runner,
+            gaming_day,
+            day=day,
+            table_id=table_id,
+            views=views,
+            catch_up=False,
+            pits=pits,
         )
         return report
 

@@ -45,3 +45,33 @@ def test_books_and_ratings_rebuilt_from_zero_equal_the_incremental_ones(
     rebuilt.rebuild()
     assert dump(rebuilt) == incremental
     assert len(incremental[books_days.name]) == 1 and len(incremental[ratings.name]) == 3
+
+
+def test_the_rollup_sums_tables_into_pits_and_the_casino_with_the_theoretical_hold(
+    sql_opener: Opener,
+) -> None:
+    from adapters.projections import GamingDay
+    from adapters.projections.reports import build_report
+
+    store = sql_opener()
+    d.play_books_day(s.Session(store))
+    runner = ProjectionRunner(store)
+    gaming_day = GamingDay.of("UTC", "06:00")
+    out = build_report(runner, gaming_day, day=d.DAY, views=("rollup",), pits={s.TABLE: "main"})
+    rows = {(r["level"], r["name"], r["period"]): r for r in out["rollup"]}
+    assert set(rows) == {(level, name, period) for level, name in
+                         (("table", s.TABLE), ("pit", "main"), ("casino", "casino"))
+                         for period in ("day", "mtd", "ytd")}  # fmt: skip
+    casino = rows[("casino", "casino", "ytd")]
+    # One table day: the casino's year is that day. Theo, by hand: 15,001 x 2.689% + 500 x
+    # 11,970,096 / 154,143,080 = 403.377 + 38.828 = 442.205 -> 442; over 15,501 wagered, 2.85%.
+    assert {k: casino[k] for k in ("from_day", "tables", "table_days", "drop", "handle",
+                                   "side_handle", "win", "game_win", "hold_pct",
+                                   "statistical_hold_pct", "theo_win",
+                                   "theoretical_hold_pct")} == {
+        "from_day": "2026-01-01", "tables": 1, "table_days": 1, "drop": 100_000,
+        "handle": 15_001, "side_handle": 500, "win": -8_500, "game_win": -8_450,
+        "hold_pct": "-8.50", "statistical_hold_pct": "-54.51", "theo_win": 442,
+        "theoretical_hold_pct": "2.85",
+    }  # fmt: skip
+    assert rows[("pit", "main", "mtd")]["from_day"] == "2026-03-01"
