@@ -278,6 +278,9 @@ class TableOut(BaseModel):
     commission: int
     meter: int = Field(description="the progressive meter (R-VAR-6), house money set aside")
     meter_seeded: int = Field(description="what the house itself put in the meter")
+    books: str = Field(description="untracked (no opener), open or closed (issue 18)")
+    gaming_day: str | None = Field(description="the gaming day its last opener named")
+    tray: int | None = Field(description="the chips in the tray now, as the events say")
     round: RoundOut | None
 
 
