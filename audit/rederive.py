@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from audit.books import BooksAudit
 from audit.command_rebuild import NotRederivable, command_of
 from audit.describe import Issue, context, describe, difference, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
@@ -98,6 +99,7 @@ class TableAudit:
         self._books_off: Any = None  # the unbalance last reported
         self._counted: int | None = None
         self._repeats: dict[tuple[Any, ...], list[Any]] = {}  # difference -> first, count, last
+        self.books = BooksAudit(table_id, report)  # the gaming day's books (audit/books.py)
 
     # --- arrival, in version order -------------------------------------------------------------
 
@@ -137,6 +139,7 @@ class TableAudit:
             self._flush()
         self._reconcile(None, final=True)
         self._report_repeats()
+        self.books.finish()
 
     # --- one command -------------------------------------------------------------------------
 
@@ -153,6 +156,7 @@ class TableAudit:
             if number is not None:
                 self._suspend(number)
             return
+        self.books.apply(metas, events)
         if events[0].type == "round_started":
             self._round_started(number)
         if tainted and number is not None:

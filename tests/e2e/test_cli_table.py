@@ -81,6 +81,13 @@ def test_a_gaming_day_from_the_terminal(paigow: Run, tmp_path: Path) -> None:
     )
     counted = ok("count", *at, "--day", "2026-12-01", "--cash", "0", "--counter", "count-1")
     assert counted["events"] == ["drop_counted"]
+    audited = paigow("audit", "verify", "--db", db)  # the books balance; money printed as money
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert (
+        "money: table PG-1: 0 players bought in 0.00, cashed out 0.00, still in players' "
+        "hands 0.00" in audited.stdout
+    )
+    assert ", hold " not in audited.stdout
     listed = paigow("table", "list", "--db", db, "--format", "json")
     assert json.loads(listed.stdout) == [
         {
