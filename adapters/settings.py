@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from table_core.errors import DomainError
@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     tz: str = "UTC"
     #: The gaming day's cut-off, HH:MM on a quarter hour.
     gaming_day_cutoff: str = "06:00"
+    #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
+    #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
+    db_retry_s: float = Field(default=2.0, ge=0, le=600)
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None

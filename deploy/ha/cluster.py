@@ -274,6 +274,19 @@ class HaCluster:
     def create_database(self, name: str) -> None:
         self.psql(f'CREATE DATABASE "{name}"')
 
+    def wait_promoted(self, old: str, timeout: float = 60.0) -> float:
+        """Wait until a member other than ``old`` leads; returns the seconds waited."""
+
+        def promoted() -> bool:
+            leader = self.leader()
+            return leader is not None and leader.name != old
+
+        try:
+            return self._wait(promoted, timeout, f"no member took over from {old}")
+        except ClusterError as error:
+            tail = self._member(old).log.read_text(errors="replace")[-3000:]
+            raise ClusterError(f"{error}\n{old}'s Patroni log ends:\n{tail}") from None
+
     def kill_leader(self) -> tuple[str, float]:
         """SIGKILL the leader's postmaster (its backends die with it); returns the member's name
         and the ``time.monotonic()`` of the kill."""
@@ -289,7 +302,7 @@ class HaCluster:
 
 def _get(url: str) -> str | None:
     try:
-        with urllib.request.urlopen(url, timeout=2) as answer:  # noqa: S310 (local http only)
+        with urllib.request.urlopen(url, timeout=2) as answer:
             return str(answer.read().decode())
     except (OSError, ValueError):
         return None
@@ -333,8 +346,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reads      {cluster.url(args.database, 'prefer-standby')}", flush=True)
         print(f"psql       psql '{cluster.libpq(args.database)}'", flush=True)
         for member in cluster.members:
-            print(f"{member.name}        postgres :{member.pg_port}  patroni REST :"
-                  f"{member.rest_port}  log {member.log}", flush=True)
+            print(
+                f"{member.name}        postgres :{member.pg_port}  patroni REST :"
+                f"{member.rest_port}  log {member.log}",
+                flush=True,
+            )
         print("Ctrl-C (or SIGTERM) tears it all down.", flush=True)
         while not stopping:
             time.sleep(0.5)
