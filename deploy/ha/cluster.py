@@ -33,7 +33,20 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "patroni.yml.in"
-PG_BIN = Path(os.environ.get("PAIGOW_HA_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+def _pg_bin() -> Path:
+    """``$PAIGOW_HA_PG_BIN``, else the newest of Debian's ``/usr/lib/postgresql/N/bin``."""
+    if os.environ.get("PAIGOW_HA_PG_BIN"):
+        return Path(os.environ["PAIGOW_HA_PG_BIN"])
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/postgres"),
+        key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
+    )
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+PG_BIN = _pg_bin()
 RUN_AS = "postgres"  # PostgreSQL refuses root
 SUPERUSER = "postgres"
 
