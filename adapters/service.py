@@ -50,6 +50,7 @@ from table_core.ports import (
     ConcurrencyError,
     EventStore,
     RecordedEvent,
+    StoreUnavailable,
 )
 from table_core.table import TableState, decide, fold
 
@@ -254,6 +255,9 @@ class TableService:
             self._held_tables.mark_stale(table_id)  # another writer moved it on
             log.warning("command_conflict", round=round_number, expected_version=state.version)
             raise
+        except StoreUnavailable:
+            self._outcome_unknown(table_id, log)
+            raise
         if not _wrote(recorded, new, state.version):
             # The store already held this command id: it answered the first outcome and wrote
             # nothing. Our view of the table was stale: catch it up.
@@ -269,6 +273,14 @@ class TableService:
         )
         self._note_significant(events)
         return CommandResult(recorded, state)
+
+    def _outcome_unknown(self, table_id: str, log: Any) -> None:
+        """No primary answered (a failover outlasting the store's retries): the append may have
+        committed or not. Hold nothing certain for the table: the next command catches it up
+        from the store, and the caller's retry with the same command id gets the recorded
+        events or writes them once (docs/store.md, "Failover")."""
+        self._held_tables.mark_stale(table_id)
+        log.warning("command_outcome_unknown")
 
     def _note_significant(self, events: Sequence[Event]) -> None:
         notes = significant_notes(events)
@@ -360,6 +372,9 @@ class TableService:
             raise
         except CommandsPartlyRecorded:
             return self._retried_batch(table_id, items, log)
+        except StoreUnavailable:
+            self._outcome_unknown(table_id, log)
+            raise
         if not _wrote(
             [e for events in recorded for e in events],
             [e for _, events in batch for e in events],

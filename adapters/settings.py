@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from table_core.errors import DomainError
@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     gaming_day_cutoff: str = "06:00"
     #: The casino's pits for the report's roll-up (issue 18): ``main=PG-1,PG-2;high-limit=PG-9``.
     pits: str = ""
+    #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
+    #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
+    db_retry_s: float = Field(default=2.0, ge=0, le=600)
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
