@@ -341,8 +341,8 @@ def _odds_settlements(
         by_bet.setdefault(one.bet, []).append(index)
     paid = {index: one.net for index, one in settled.items()}
     caps: dict[int, int | None] = {}
-    for bet, indices in by_bet.items():
-        cap = rules.pay_table(bet).aggregate_cap
+    for bet_name, indices in by_bet.items():
+        cap = rules.pay_table(bet_name).aggregate_cap
         winners = [i for i in indices if settled[i].net > 0]
         shares = capped_payouts([settled[i].net for i in winners], cap)
         paid.update(zip(winners, shares, strict=True))

@@ -50,7 +50,7 @@ def opening(svc: TableService) -> list[BatchItem]:
     ]
 
 
-def own_split(player_id: str, house_way: str) -> Deferred:
+def own_split(svc: TableService, player_id: str, house_way: str) -> Deferred:
     """The player splits their seven cards by a House Way of their own, once they see them."""
 
     def build(state: TableState) -> c.Command:
@@ -59,26 +59,42 @@ def own_split(player_id: str, house_way: str) -> Deferred:
         assert seat is not None
         split = set_by_house_way(state.round.hands[seat], house_way)
         return c.SetHand(
-            player_id=player_id, back=split.back, front=split.front, actor=DEALER, at=START
+            player_id=player_id, back=split.back, front=split.front, actor=DEALER, at=svc.now()
         )
 
     return Deferred(build)
 
 
 def a_round(svc: TableService, n: int, bet: int = 2_500) -> list[BatchItem]:
+    """A whole round. The commands after the draws, and every command of a round after the first
+    (batched behind it), are stamped when their turn comes, so the times follow the batch's order
+    (R4: a table's times never go back within a batch); round 1's first four are commands."""
     at = svc.now
+
+    def later(make: Callable[[datetime], c.Command]) -> Deferred:
+        return Deferred(lambda state: make(at()))
+
+    def first(make: Callable[[datetime], c.Command]) -> c.Command | Deferred:
+        return make(at()) if n == 1 else later(make)
+
     return [
-        (c.StartRound(actor=DEALER, at=at()), f"r{n}-start"),
-        (c.PlaceBet(player_id="ana", amount=bet, actor=ANA, at=at()), f"r{n}-bet-ana"),
-        (c.PlaceBet(player_id="ben", amount=1_000, actor=DEALER, at=at()), f"r{n}-bet-ben"),
-        (c.CloseBets(actor=DEALER, at=at()), f"r{n}-close"),
+        (first(lambda t: c.StartRound(actor=DEALER, at=t)), f"r{n}-start"),
+        (
+            first(lambda t: c.PlaceBet(player_id="ana", amount=bet, actor=ANA, at=t)),
+            f"r{n}-bet-ana",
+        ),
+        (
+            first(lambda t: c.PlaceBet(player_id="ben", amount=1_000, actor=DEALER, at=t)),
+            f"r{n}-bet-ben",
+        ),
+        (first(lambda t: c.CloseBets(actor=DEALER, at=t)), f"r{n}-close"),
         (ElectronicDeal(DEALER), f"r{n}-deal"),
         (ElectronicDice(DEALER), f"r{n}-dice"),
-        (c.SetHand(player_id="ana", actor=ANA, at=at()), f"r{n}-hand-ana"),
-        (own_split("ben", "foxwoods"), f"r{n}-hand-ben"),
-        (c.SetBankerHand(actor=DEALER, at=at()), f"r{n}-banker"),
-        (c.Settle(actor=DEALER, at=at()), f"r{n}-settle"),
-        (c.CloseRound(actor=DEALER, at=at()), f"r{n}-close-round"),
+        (later(lambda t: c.SetHand(player_id="ana", actor=ANA, at=t)), f"r{n}-hand-ana"),
+        (own_split(svc, "ben", "foxwoods"), f"r{n}-hand-ben"),
+        (later(lambda t: c.SetBankerHand(actor=DEALER, at=t)), f"r{n}-banker"),
+        (later(lambda t: c.Settle(actor=DEALER, at=t)), f"r{n}-settle"),
+        (later(lambda t: c.CloseRound(actor=DEALER, at=t)), f"r{n}-close-round"),
     ]
 
 
