@@ -264,3 +264,30 @@ def test_no_table_event_can_hold_a_float_so_the_service_skips_the_payload_walk()
         if '"number"' in json.dumps(model.model_json_schema(mode="serialization"))
     ]
     assert with_floats == []
+
+
+def test_a_batch_whose_times_go_back_is_refused_whole_and_the_clock_step_is_recorded_once(
+    store_factory: Factory,
+) -> None:
+    """R4: a step of the clock cannot be recorded between the events of one transaction. A
+    batch whose commands were stamped before a step and whose draws come after it is refused,
+    nothing written; the step itself is recorded once, and the same round stamped again goes
+    through (the step's record lies between the table's events before and after it)."""
+    clock = [START]
+    svc = TableService(store_factory(), clock=lambda: clock[0], source=SeededDeckAndDice(5))
+    svc.execute_batch("PG-1", opening(svc))
+    version = svc.store.stream_version("PG-1")
+    clock[0] += timedelta(minutes=1)
+    items = a_round(svc, 1)[:5]  # start, bets, close stamped now; the deal drawn at its turn
+    clock[0] -= timedelta(minutes=10)  # the clock is set back before the batch runs
+
+    with pytest.raises(DomainError, match="the times of this batch go back"):
+        svc.execute_batch("PG-1", items)
+
+    assert svc.store.stream_version("PG-1") == version
+    steps = [e for e in svc.store.read_stream("system") if e.type == "clock_adjusted"]
+    assert [e.payload["detected"] for e in steps] == ["earlier_than_last_reading"]
+    svc.execute_batch("PG-1", [*a_round(svc, 2)[:5]])  # stamped after the step: in order
+    recorded = svc.store.read_stream("PG-1")
+    assert recorded[version].position > steps[0].position > recorded[version - 1].position
+    assert len([e for e in svc.store.read_stream("system") if e.type == "clock_adjusted"]) == 1
