@@ -130,9 +130,9 @@ def test_a_clock_stepped_back_mid_round_is_recorded_once_and_the_audit_holds(
     # The gaming day of the round is its settlement's, as recorded (docs/projections.md): it
     # started on 28 November and was settled at 05:53, on the gaming day of 27 November.
     runner = ProjectionRunner(store)
-    days = build_report(
-        runner, GamingDay.from_settings("UTC", "06:00"), day=None, views=("accounting",)
-    )["accounting"]
+    days = build_report(runner, GamingDay.of("UTC", "06:00"), day=None, views=("accounting",))[
+        "accounting"
+    ]
     played = {row["gaming_day"]: row["rounds_played"] for row in days}
     assert played == {"2026-11-27": 1}
 
