@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
     #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
     db_retry_s: float = Field(default=2.0, ge=0, le=600)
+    #: R4: seconds the system clock may drift from the monotonic clock between two readings of
+    #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
+    clock_step_tolerance: float = 2.0
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
@@ -87,6 +90,13 @@ class Settings(BaseSettings):
         from adapters.projections.rollup import parse_pits
 
         parse_pits(value)  # a ValueError names what does not parse
+        return value
+
+    @field_validator("clock_step_tolerance")
+    @classmethod
+    def _not_negative(cls, value: float) -> float:
+        if not value >= 0 or value == float("inf"):  # NaN and infinity too
+            raise ValueError("a number of seconds, 0 or more")
         return value
 
     @field_validator("tz")
