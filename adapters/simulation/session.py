@@ -162,17 +162,21 @@ class Session:
         )
         items: list[BatchItem] = [(opened, f"{self.table_id}:open")]
         amount = self.settings.buy_in
+        # Every command after the opener is stamped when its turn comes: a fill (deferred) and the
+        # commands around it keep their times in order (R4: a batch's times never go back).
         for seat, player, actor in self.players:
-            seated = c.SeatPlayer(
-                seat=seat, player_id=player, card=f"CARD-{player}", actor=actor, at=at()
+            card = f"CARD-{player}"
+            seated = self._stamped(
+                _at_turn(c.SeatPlayer, seat=seat, player_id=player, card=card, actor=actor)
             )
             items.append((seated, f"{self.table_id}:seat:{seat}"))
             fill = books.fill_for(self.levels, f"F-0-{seat}", 1, amount, player, at)
             items.append((Deferred(fill), f"{self.table_id}:fill:{player}:0"))
             marker = f"M-{self.table_id}-{seat}" if seat % 2 == 0 else None
-            items.append(
-                (books.buy_in(player, amount, at(), marker), f"{self.table_id}:buy-in:{player}:0")
+            bought = self._stamped(
+                _at_turn(books.buy_in, player=player, amount=amount, marker=marker)
             )
+            items.append((bought, f"{self.table_id}:buy-in:{player}:0"))
         results = self.service.execute_batch(self.table_id, items)
         events = [e for r in results for e in r.events]
         self._count_drop(events)
@@ -186,15 +190,13 @@ class Session:
         items: list[BatchItem] = []
         for _, player, actor in self.players:
             if player in state.balances:
-                leave = c.LeaveSeat(player_id=player, actor=actor, at=now())
+                leave = self._stamped(_at_turn(c.LeaveSeat, player_id=player, actor=actor))
                 items.append((leave, f"{key}:leave:{player}"))
         items.append((Deferred(books.closer(now)), f"{key}:closer"))
-        count = c.CountDrop(
-            gaming_day=self.gaming_day or (now() - timedelta(hours=6)).date(),
-            cash=self.drop["cash"],
-            markers=self.drop["marker"],
-            actor=COUNT,
-            at=now(),
+        day = self.gaming_day or (now() - timedelta(hours=6)).date()
+        cash, markers = self.drop["cash"], self.drop["marker"]
+        count = self._stamped(
+            lambda at: c.CountDrop(gaming_day=day, cash=cash, markers=markers, actor=COUNT, at=at)
         )
         items.append((count, f"{key}:count"))
         results = self.service.execute_batch(self.table_id, items)
@@ -369,6 +371,15 @@ class Session:
             )
 
         return build
+
+
+def _at_turn(make: Callable[..., c.Command], **fields: object) -> Callable[[datetime], c.Command]:
+    """``make(**fields, at=…)`` at the time its turn comes in a batch."""
+
+    def build(at: datetime) -> c.Command:
+        return make(at=at, **fields)
+
+    return build
 
 
 def _while_live(
