@@ -77,7 +77,9 @@ def test_a_named_line_is_counted_exactly(counted: Exhaustive) -> None:
     """Washington's Emperor's Treasure card (issue 20): "royal flush plus ace-king suited" pays
     2,000. 12 natural royals x 3 other suits' A-K, and 60 joker royals (4 suits x 5 places for
     the joker) x 3: 72 hands, taken from the royal flushes (Fortune's lines do not move)."""
-    path = Path(__file__).parents[2] / "fixtures" / "pay_tables" / "washington_emperors_treasure.json"
+    path = (
+        Path(__file__).parents[2] / "fixtures" / "pay_tables" / "washington_emperors_treasure.json"
+    )
     washington = PayTable.model_validate_json(path.read_text())
     assert counted.named()["royal_flush_ace_king_suited"] == 72
     lines = counted.lines(washington)

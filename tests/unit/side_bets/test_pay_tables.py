@@ -140,7 +140,9 @@ def test_settle_side_bet_pays_to_one_and_takes_a_losing_wager() -> None:
     assert (lost.line, lost.pays, lost.net) == ("nothing", -1, -500)
 
 
-WASHINGTON = Path(__file__).parents[2] / "fixtures" / "pay_tables" / "washington_emperors_treasure.json"
+WASHINGTON = (
+    Path(__file__).parents[2] / "fixtures" / "pay_tables" / "washington_emperors_treasure.json"
+)
 
 
 def test_a_pay_table_file_names_the_royal_plus_ace_king_suited_line() -> None:
