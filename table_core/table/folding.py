@@ -23,6 +23,14 @@ from table_core.events import (
     ChipsBoughtIn,
     ChipsCashedOut,
     CommissionTaken,
+    DeckDealt,
+    DeckHeld,
+    DeckInspected,
+    DeckInUse,
+    DeckLoaded,
+    DeckReceived,
+    DeckReleased,
+    DeckRetired,
     DiceRolled,
     EnvyPaid,
     Event,
@@ -45,6 +53,7 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.rules import TableRules
+from table_core.table.custody import apply_custody
 from table_core.table.state import (
     Phase,
     PlayedHand,
@@ -417,6 +426,11 @@ def _round_closed(draft: _Draft, event: RoundClosed) -> None:
     draft.live()["phase"] = "closed"
 
 
+def _custody(draft: _Draft, event: Event) -> None:
+    """A deck's chain of custody (R20): ``custody.apply_custody`` keeps the deck records."""
+    apply_custody(draft.mapping("decks"), event)
+
+
 _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     TableOpened: _table_opened,
     RulesChanged: _rules_changed,
@@ -446,6 +460,19 @@ _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     MeterChanged: _meter_changed,
     RoundVoided: _round_voided,
     RoundClosed: _round_closed,
+    **dict.fromkeys(
+        (
+            DeckReceived,
+            DeckInspected,
+            DeckLoaded,
+            DeckInUse,
+            DeckDealt,
+            DeckRetired,
+            DeckHeld,
+            DeckReleased,
+        ),
+        _custody,
+    ),
 }
 
 
