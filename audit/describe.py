@@ -53,6 +53,19 @@ _BY_TYPE: dict[str, tuple[Kind, str]] = {
     "meter_changed": ("rules", "R-VAR-6"),
     "round_voided": ("money", "void"),
     "round_closed": ("procedure", "round"),
+    **dict.fromkeys(
+        (
+            "deck_received",
+            "deck_inspected",
+            "deck_loaded",
+            "deck_in_use",
+            "deck_dealt",
+            "deck_retired",
+            "deck_held",
+            "deck_released",
+        ),
+        ("procedure", "R20"),
+    ),
 }
 _SIDE_BET_CLAUSE = {
     "fortune": "R-VAR-3",

@@ -151,34 +151,33 @@ def put_deck_in_use(state: TableState, cmd: PutDeckInUse) -> list[Event]:
 
 def retire_deck(state: TableState, cmd: RetireDeck) -> list[Event]:
     env = _table_fact(state, cmd, "retire a deck")
+    reason = _said(cmd.reason, "the reason")
     deck = _known(state, cmd.deck_id)
     _not_held(deck, "destroyed" if cmd.destroyed else "retired")
-    reason = _said(cmd.reason, "the reason")
-    if deck.status == "retired":
-        if deck.destroyed or not cmd.destroyed:
-            raise CustodyError(f"deck {deck.deck_id} is already retired")
-        # a retired deck may still be destroyed later, once nothing holds it
+    # a retired deck may still be destroyed later, once nothing holds it
+    if deck.status == "retired" and (deck.destroyed or not cmd.destroyed):
+        raise CustodyError(f"deck {deck.deck_id} is already retired")
     return [DeckRetired(**env, deck_id=deck.deck_id, reason=reason, destroyed=cmd.destroyed)]
 
 
 def hold_deck(state: TableState, cmd: HoldDeck) -> list[Event]:
     env = _table_fact(state, cmd, "hold a deck")
+    reason = _said(cmd.reason, "the reason")
     deck = _known(state, cmd.deck_id)
     if deck.destroyed:
         raise CustodyError(f"deck {deck.deck_id} was destroyed: there is nothing to hold")
     if deck.held:
         raise CustodyError(f"deck {deck.deck_id} is already held ({deck.hold_reason})")
-    reason = _said(cmd.reason, "the reason")
     dispute = None if cmd.dispute_id is None else _said(cmd.dispute_id, "a dispute id")
     return [DeckHeld(**env, deck_id=deck.deck_id, reason=reason, dispute_id=dispute)]
 
 
 def release_deck(state: TableState, cmd: ReleaseDeck) -> list[Event]:
     env = _table_fact(state, cmd, "release a deck")
+    reason = _said(cmd.reason, "the reason")
     deck = _known(state, cmd.deck_id)
     if not deck.held:
         raise CustodyError(f"deck {deck.deck_id} is not held")
-    reason = _said(cmd.reason, "the reason")
     return [DeckReleased(**env, deck_id=deck.deck_id, reason=reason)]
 
 
@@ -215,7 +214,19 @@ def deck_dealt(state: TableState, cmd: DealCards, deck_id: str, round_number: in
 # --- the fold's half ----------------------------------------------------------------------------
 
 
-def apply_custody(decks: dict[str, Deck], event: Event) -> None:
+CustodyEvent = (
+    DeckReceived
+    | DeckInspected
+    | DeckLoaded
+    | DeckInUse
+    | DeckDealt
+    | DeckRetired
+    | DeckHeld
+    | DeckReleased
+)
+
+
+def apply_custody(decks: dict[str, Deck], event: CustodyEvent) -> None:
     """Record one custody event in ``decks`` (the draft's own mapping)."""
     if isinstance(event, DeckReceived):
         decks[event.deck_id] = Deck(event.deck_id, event.seal, event.package_id)
@@ -224,7 +235,7 @@ def apply_custody(decks: dict[str, Deck], event: Event) -> None:
     decks[event.deck_id] = replace(deck, **_changes(deck, event))
 
 
-def _changes(deck: Deck, event: Event) -> Mapping[str, Any]:
+def _changes(deck: Deck, event: CustodyEvent) -> Mapping[str, Any]:
     if isinstance(event, DeckInspected):
         return {
             "inspected": event.passed,

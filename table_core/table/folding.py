@@ -53,7 +53,7 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.rules import TableRules
-from table_core.table.custody import apply_custody
+from table_core.table.custody import CustodyEvent, apply_custody
 from table_core.table.state import (
     Phase,
     PlayedHand,
@@ -426,7 +426,7 @@ def _round_closed(draft: _Draft, event: RoundClosed) -> None:
     draft.live()["phase"] = "closed"
 
 
-def _custody(draft: _Draft, event: Event) -> None:
+def _custody(draft: _Draft, event: CustodyEvent) -> None:
     """A deck's chain of custody (R20): ``custody.apply_custody`` keeps the deck records."""
     apply_custody(draft.mapping("decks"), event)
 
