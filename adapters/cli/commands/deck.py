@@ -16,7 +16,7 @@ A recording subcommand writes one JSON line, ``{"table", "deck_id", "event", "ve
 "position"}``; the actor is recorded in the role ``floor``. ``--command-id`` makes a retry safe
 (the same id answers the first result and writes nothing). A refusal (an unknown deck, a held
 deck, an empty reason, a table not open) is one line on standard error, exit status 2, nothing
-written.
+written. The service's own log lines go to standard error, at warning and above.
 """
 
 from __future__ import annotations
@@ -157,8 +157,12 @@ def _options(name: str, sub: argparse.ArgumentParser) -> None:
 
 def _wired(args: argparse.Namespace) -> Any:
     from adapters.bootstrap import wire
+    from adapters.logging import configure_logging
     from adapters.settings import load_settings
 
+    # The service's log lines at warning, on standard error (as ``paigow simulate`` does): a
+    # refusal is then the one line the CLI writes, and standard output only the JSON answer.
+    configure_logging(level="warning")
     return wire(load_settings(), args.db)
 
 
