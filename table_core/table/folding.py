@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
-from typing import Any
+from typing import Any, get_args
 
 from table_core.cards import Card
 from table_core.dealing import DEALER_PLACE, Deal
@@ -23,14 +23,6 @@ from table_core.events import (
     ChipsBoughtIn,
     ChipsCashedOut,
     CommissionTaken,
-    DeckDealt,
-    DeckHeld,
-    DeckInspected,
-    DeckInUse,
-    DeckLoaded,
-    DeckReceived,
-    DeckReleased,
-    DeckRetired,
     DiceRolled,
     EnvyPaid,
     Event,
@@ -460,19 +452,7 @@ _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     MeterChanged: _meter_changed,
     RoundVoided: _round_voided,
     RoundClosed: _round_closed,
-    **dict.fromkeys(
-        (
-            DeckReceived,
-            DeckInspected,
-            DeckLoaded,
-            DeckInUse,
-            DeckDealt,
-            DeckRetired,
-            DeckHeld,
-            DeckReleased,
-        ),
-        _custody,
-    ),
+    **dict.fromkeys(get_args(CustodyEvent), _custody),
 }
 
 
