@@ -10,8 +10,8 @@ raises :class:`~table_core.errors.DomainError` and emits nothing. The state is a
 A command in the wrong phase raises :class:`WrongState`, which names the phase.
 
 The deciders live one module per phase (seating, bank_rotation, wagering, deal_and_dice,
-setting_hands, settling, voiding; custody for the decks, R20) over the checks they share
-(guards); this module dispatches a command to its decider.
+setting_hands, settling, voiding; inventory for the books; custody for the decks, R20)
+over the checks they share (guards); this module dispatches a command to its decider.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from table_core.table.custody import (
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
 from table_core.table.guards import NotAllowed, WrongState
+from table_core.table.inventory import DECIDERS as BOOKS_DECIDERS
 from table_core.table.seating import (
     buy_in,
     cash_out,
@@ -115,6 +116,7 @@ _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
     RetireDeck: retire_deck,
     HoldDeck: hold_deck,
     ReleaseDeck: release_deck,
+    **BOOKS_DECIDERS,  # the gaming day, the tray, the count, ratings (inventory.py)
 }
 
 

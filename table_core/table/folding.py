@@ -46,6 +46,8 @@ from table_core.events import (
 )
 from table_core.rules import TableRules
 from table_core.table.custody import CustodyEvent, apply_custody
+from table_core.table.inventory import HANDLERS as BOOKS_HANDLERS
+from table_core.table.inventory import sold_from_tray
 from table_core.table.state import (
     Phase,
     PlayedHand,
@@ -170,6 +172,8 @@ def _rules_changed(draft: _Draft, event: RulesChanged) -> None:
 def _player_seated(draft: _Draft, event: PlayerSeated) -> None:
     draft.mapping("seats")[event.seat] = event.player_id
     draft.mapping("balances").setdefault(event.player_id, 0)
+    if event.card is not None:  # a carded player: a rating opens (issue 18)
+        draft.mapping("ratings")[event.player_id] = event.at
 
 
 def _player_left(draft: _Draft, event: PlayerLeft) -> None:
@@ -181,6 +185,7 @@ def _player_left(draft: _Draft, event: PlayerLeft) -> None:
 def _chips_bought_in(draft: _Draft, event: ChipsBoughtIn) -> None:
     draft.credit(event.player_id, event.amount)
     draft.table["bought_in"] += event.amount
+    sold_from_tray(draft, event)
 
 
 def _chips_cashed_out(draft: _Draft, event: ChipsCashedOut) -> None:
@@ -453,6 +458,7 @@ _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     RoundVoided: _round_voided,
     RoundClosed: _round_closed,
     **dict.fromkeys(get_args(CustodyEvent), _custody),
+    **BOOKS_HANDLERS,  # the gaming day, the tray, the count (inventory.py)
 }
 
 
