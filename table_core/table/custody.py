@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from table_core.cards import DECK_SIZE
@@ -129,6 +130,8 @@ def load_shuffler(state: TableState, cmd: LoadShuffler) -> list[Event]:
     deck = _known(state, cmd.deck_id)
     _not_retired(deck, "loaded")
     serial = _said(cmd.shuffler_serial, "the shuffler serial")
+    if not isinstance(cmd.received_at, datetime) or cmd.received_at.utcoffset() is None:
+        raise CustodyError("the shuffler's receipt time needs its offset (an aware time)")
     return [
         DeckLoaded(**env, deck_id=deck.deck_id, shuffler_serial=serial, received_at=cmd.received_at)
     ]

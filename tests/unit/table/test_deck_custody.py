@@ -168,6 +168,12 @@ def test_custody_facts_for_an_unknown_deck_are_refused() -> None:
         (c.RetireDeck(deck_id="D-1", reason="", **F), "the reason must not be empty"),
         (c.HoldDeck(deck_id="D-1", reason="  ", **F), "the reason must not be empty"),
         (c.ReceiveDeck(deck_id="D-1", seal="S", **F), "deck D-1 is already recorded"),
+        (
+            c.LoadShuffler(
+                deck_id="D-1", shuffler_serial="S", received_at=datetime(2025, 3, 14), **F
+            ),
+            "the shuffler's receipt time needs its offset",
+        ),
     ],
 )
 def test_empty_or_repeated_custody_facts_are_refused(command: c.Command, message: str) -> None:
