@@ -52,6 +52,8 @@ class Settings(BaseSettings):
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
     serve_worker_verify: bool = True
+    #: Internal: set by ``paigow serve --workers N --read-only``.
+    serve_worker_read_only: bool = False
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod
