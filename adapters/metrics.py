@@ -129,7 +129,9 @@ class StoreCollector:
             not self.service.refusing,
         )
         yield _gauge(
-            "paigow_read_only", "1 when the server refuses every command", self.service.read_only
+            "paigow_read_only",
+            "1 when the server refuses every command",
+            bool(self.service.read_only),
         )
         if found.last is not None:
             age = time.time() - found.last.at.timestamp()
