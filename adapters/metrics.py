@@ -44,13 +44,12 @@ MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
 #: The media type of the text format.
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
-disable_created_metrics()  # no ``*_created`` series: one line less per label set
+# No ``*_created`` series: one line less per label set.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 
-REQUESTS = Counter(
-    "paigow_http_requests", "HTTP requests answered", ("route", "method", "status")
-)
+REQUESTS = Counter("paigow_http_requests", "HTTP requests answered", ("route", "method", "status"))
 LATENCY = Histogram(
     "paigow_http_request_duration_seconds",
     "Time to answer an HTTP request",
@@ -79,7 +78,12 @@ class MeteredStore:
         return getattr(self._store, name)
 
     def append(
-        self, stream_id: str, expected_version: int, events: Sequence[Any], command_id: str, **kw: Any
+        self,
+        stream_id: str,
+        expected_version: int,
+        events: Sequence[Any],
+        command_id: str,
+        **kw: Any,
     ) -> Any:
         started = time.perf_counter()
         recorded = self._store.append(stream_id, expected_version, events, command_id, **kw)
@@ -156,7 +160,7 @@ def exposition(store_gauges: CollectorRegistry) -> bytes:
     mode) and the store's gauges."""
     if os.environ.get(MULTIPROC_DIR):
         registry = CollectorRegistry()
-        MultiProcessCollector(registry)
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         counted = generate_latest(registry)
     else:
         counted = generate_latest(REGISTRY)

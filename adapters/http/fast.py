@@ -79,7 +79,15 @@ class FastCommands:
             app_state = scope["app"].state
             try:
                 outcome = await run_in_threadpool(
-                    _run, app_state.keys, app_state.runner, route, table_id, token, key, model, state
+                    _run,
+                    app_state.keys,
+                    app_state.runner,
+                    route,
+                    table_id,
+                    token,
+                    key,
+                    model,
+                    state,
                 )
             except Exception as exc:
                 handler = handler_for(exc)

@@ -70,9 +70,7 @@ def build_app(
         # Everything built so far lives as long as the server: out of the collector's full walks;
         # young collections every 10,000 allocations (adapters/collector.py).
         quiet_collector()
-        log.info(
-            "http_started", db=shown, refusing=service.refusing, read_only=service.read_only
-        )
+        log.info("http_started", db=shown, refusing=service.refusing, read_only=service.read_only)
         try:
             yield
         finally:

@@ -78,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
     from adapters.http.server import build_app
 
-    app = build_app(
-        args.db, verify=not args.no_verify, settings=settings, read_only=args.read_only
-    )
+    app = build_app(args.db, verify=not args.no_verify, settings=settings, read_only=args.read_only)
     print(f"paigow: serving on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     uvicorn.run(app, **_uvicorn_settings(args))
     return 0

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from adapters.http.keys import key_store_for
 from adapters.store import migrate, open_store

@@ -7,6 +7,7 @@ proxy that the test cuts (the shared server itself is never stopped)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 import threading
@@ -87,7 +88,10 @@ def test_read_only_refuses_every_command_and_answers_queries(api: Api) -> None:
     }
     assert api.get("cage", f"/tables/{TABLE}").json()["balances"] == {"ana": 10_000}
     ready = api.client.get("/ready")
-    assert (ready.status_code, ready.json()["message"]) == (503, "commands: read-only: no signing key")
+    assert (ready.status_code, ready.json()["message"]) == (
+        503,
+        "commands: read-only: no signing key",
+    )
     assert api.version() == 3  # opened, seated, bought in: nothing written since
 
 
@@ -142,23 +146,18 @@ class Proxy:
             pass
         finally:
             for s in (source, sink):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def cut(self) -> None:
         self.cut_off = True
-        try:  # wakes the thread blocked in accept(): close() alone leaves the port listening
+        # Wakes the thread blocked in accept(): close() alone leaves the port listening.
+        with contextlib.suppress(OSError):
             self.listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.listener.close()
         for s in self.sockets:
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             s.close()
 
 
@@ -206,20 +205,25 @@ def test_metrics_after_a_round(api: Api) -> None:
     api.post("dealer", "/round/start", key="x" * 300)  # a malformed key: FastAPI's 422
     after = samples(api)
     bet = {"route": "/tables/{table_id}/round/bet", "method": "POST"}
-    assert value(after, "paigow_http_requests_total", **bet, status="200") - value(
-        before, "paigow_http_requests_total", **bet, status="200"
-    ) == 1
-    assert value(after, "paigow_http_request_duration_seconds_count", **bet) - value(
-        before, "paigow_http_request_duration_seconds_count", **bet
-    ) == 2
+    assert (
+        value(after, "paigow_http_requests_total", **bet, status="200")
+        - value(before, "paigow_http_requests_total", **bet, status="200")
+        == 1
+    )
+    assert (
+        value(after, "paigow_http_request_duration_seconds_count", **bet)
+        - value(before, "paigow_http_request_duration_seconds_count", **bet)
+        == 2
+    )
     for reason in ("rule_violation", "invalid_request"):
         grown = value(after, "paigow_commands_refused_total", reason=reason) - value(
             before, "paigow_commands_refused_total", reason=reason
         )
         assert grown == 1, reason
-    assert value(after, "paigow_rounds_settled_total") - value(
-        before, "paigow_rounds_settled_total"
-    ) == 1
+    assert (
+        value(after, "paigow_rounds_settled_total") - value(before, "paigow_rounds_settled_total")
+        == 1
+    )
     appends = value(after, "paigow_store_append_seconds_count") - value(
         before, "paigow_store_append_seconds_count"
     )
