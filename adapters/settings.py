@@ -13,12 +13,15 @@ variables per test.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from table_core.errors import DomainError
+
+if TYPE_CHECKING:
+    from adapters.projections.gaming_day import GamingDay
 
 ENV_PREFIX = "PAIGOW_"
 
@@ -54,6 +57,15 @@ class Settings(BaseSettings):
     serve_worker_verify: bool = True
     #: Internal: set by ``paigow serve --workers N --read-only``.
     serve_worker_read_only: bool = False
+    #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
+    #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
+    http_fast_path: bool = True
+
+    def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
+        """The gaming day of the options given, each one not given from these settings."""
+        from adapters.projections.gaming_day import GamingDay
+
+        return GamingDay.of(zone or self.tz, cutoff or self.gaming_day_cutoff)
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

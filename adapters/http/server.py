@@ -50,8 +50,9 @@ def build_app(
     refused (``SigningKeyRefused``: one line, exit 2) unless ``read_only``: the service then
     refuses every command (503 ``read_only``), answers queries, and writes nothing, not even its
     own start and stop (a key-less store could not seal them)."""
+    settings = settings or load_settings()
     wired = wire(
-        settings or load_settings(),
+        settings,
         url,
         source=source,
         verify=verify,
@@ -79,7 +80,9 @@ def build_app(
             store.close()
             log.info("http_stopped")
 
-    app = create_app(service, key_store_for(store), lifespan=lifespan)
+    app = create_app(
+        service, key_store_for(store), lifespan=lifespan, fast_commands=settings.http_fast_path
+    )
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.
         app.state.audit_url = wired.url.render_as_string(hide_password=False)
