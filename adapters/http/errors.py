@@ -11,7 +11,9 @@
 - 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
   path or method no route knows: the same shape, not Starlette's plain text.
 - 503 ``commands_refused``: the store failed verification; ``read_only``: the server was started
-  with ``--read-only`` (no usable signing key); ``store_unavailable``; ``not_ready`` (``/ready``).
+  with ``--read-only`` (no usable signing key); ``not_ready`` (``/ready``); ``store_unavailable``:
+  the store refused, or (with ``Retry-After``) no database primary answered within the store's
+  retries (a failover: send the same ``Idempotency-Key`` again after that many seconds).
 
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
@@ -36,6 +38,7 @@ from table_core.ports import (
     ConcurrencyError,
     InvalidEvent,
     StoreError,
+    StoreUnavailable,
 )
 from table_core.table import NotAllowed, WrongState
 
@@ -157,6 +160,14 @@ def _store_error(_request: Request, exc: Exception) -> JSONResponse:
     return problem(503, "store_unavailable", f"the event store refused: {exc}")
 
 
+def _store_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StoreUnavailable)
+    log.warning("store_unavailable", error=str(exc))
+    answer = problem(503, "store_unavailable", f"{exc}: retry with the same Idempotency-Key")
+    answer.headers["Retry-After"] = str(exc.retry_after)
+    return answer
+
+
 def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
     # The core built an event its own model refuses (a value the request schema let through):
     # decide raised before anything was appended, so it is the caller's input, not a crash.
@@ -196,6 +207,7 @@ HANDLERS: dict[type[Exception], Any] = {
     CommandIdConflict: _command_id_conflict,
     InvalidEvent: _invalid_event,
     StoreError: _store_error,
+    StoreUnavailable: _store_unavailable,
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
 }
