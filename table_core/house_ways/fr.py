@@ -1,22 +1,22 @@
 """The ``fr`` House Way: seed 000's "Façon Maison", the Golden Nugget House Way (R-HW-1).
 
-Read RULES.md "House Way" / "fr" beside this file: each function below is one family of clauses
-in the R-HW-3 order, and every split it returns carries the id of the clause that decided it.
+Read docs/rules.md "House Way" / "fr" beside this file: each function below is one family of
+clauses in the R-HW-3 order, and every split it returns carries the id of the clause that decided it.
 The shape (pairs, trips, quads, the joker as an ace, R-HW-2) picks the family cheaply; only the
 straight and flush clauses and the four-aces split enumerate splits (R-HW-4 needs them there).
 
-Readings where RULES.md leaves a doubt (the golden vectors say the same in their "why"):
+Readings where docs/rules.md leaves a doubt (the golden vectors say the same in their "why"):
 
 - Two pairs: exception (c) "H is aces" is checked first; it is a special case of (a) (with a pair
   of aces no other ace can be single), so it would otherwise never decide.
 - Full house shapes with a straight (only A-A-joker trips can hold one) follow the straight
   clause, as R-HW-3 orders it; the fr straight rule names no full-house exception.
 - A straight flush is given up only for a better front that is jack-high (a royal: king-high) or
-  better, and any pair counts as better than jack-high (the clarified RULES.md (b)/(c), issue 20):
-  a plain straight that frees a pair of sevens qualifies.
+  better, and any pair counts as better than jack-high (the clarified docs/rules.md (b)/(c), issue
+  20): a plain straight that frees a pair of sevens qualifies.
 - Straights exception (a) counts pairs as R-HW-2 does (the joker as an ace). Three pairs arise
   with a straight or flush only when the joker pairs a single ace; they meet (a) (aces with any
-  other pair) and take the three-pair rule (clarified RULES.md, issue 20).
+  other pair) and take the three-pair rule (clarified docs/rules.md, issue 20).
 - Four of a kind 7-10: a pair taken from trips among the other cards "can go front" (R-HW-6), as
   the 2-6 and J-K rules say in so many words; with both a pair and a single ace, the pair goes
   front (R-HW-4: the better front).
