@@ -1,8 +1,8 @@
 """The ``fr`` House Way: seed 000's "Façon Maison", the Golden Nugget House Way (R-HW-1).
 
 Read docs/rules.md "House Way" / "fr" beside this file: each function below is one family of
-clauses in the R-HW-3 order, and every split it returns carries the id of the clause that decided it.
-The shape (pairs, trips, quads, the joker as an ace, R-HW-2) picks the family cheaply; only the
+clauses in the R-HW-3 order, and every split it returns carries the id of the clause that decided
+it. The shape (pairs, trips, quads, the joker as an ace, R-HW-2) picks the family cheaply; only the
 straight and flush clauses and the four-aces split enumerate splits (R-HW-4 needs them there).
 
 Readings where docs/rules.md leaves a doubt (the golden vectors say the same in their "why"):
