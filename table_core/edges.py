@@ -17,21 +17,21 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-VERSION = "2026-12-01.1"
+VERSION = "2026-12-01.2"  # .2: fr re-measured after the clarified straights clauses
 TOTAL_HANDS = 154_143_080
 
 #: House Way -> main-wager edge (commission game, 5%, dealer banking): docs/game-figures.md.
 MAIN: dict[str, Fraction] = {
     "trump_plaza": Fraction(2_719, 100_000),
     "foxwoods": Fraction(2_709, 100_000),
-    "fr": Fraction(2_689, 100_000),
+    "fr": Fraction(2_692, 100_000),
     "es": Fraction(2_773, 100_000),
 }
 #: (House Way, variant) -> edge, where the variant changes it (docs/game-figures.md).
 VARIANTS: dict[tuple[str, str], Fraction] = {
-    ("fr", "commission_free"): Fraction(2_486, 100_000),
+    ("fr", "commission_free"): Fraction(2_488, 100_000),
     ("trump_plaza", "commission_free"): Fraction(2_473, 100_000),
-    ("fr", "ez"): Fraction(2_760, 100_000),
+    ("fr", "ez"): Fraction(2_762, 100_000),
     ("trump_plaza", "ez"): Fraction(2_789, 100_000),
 }
 #: Side-bet pay table name -> the house's win in hands (of TOTAL_HANDS): docs/side-bets.md.

@@ -21,6 +21,9 @@ from fastapi import APIRouter, Depends, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from adapters.http.auth import require
+from adapters.http.books import chips as _chips
+from adapters.http.books import open_day as _open_day
+from adapters.http.books import slip as _slip
 from adapters.http.command_runner import CommandRunner
 from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.keys import ApiKey
@@ -36,11 +39,18 @@ from adapters.http.models import (
     CommandResponse,
     CorrectRatingBody,
     CountBody,
+    DeckBody,
+    HoldDeckBody,
+    InspectDeckBody,
+    LoadShufflerBody,
     OpenGamingDayBody,
     OpenTableBody,
     PlayerBody,
+    ReceiveDeckBody,
+    ReleaseDeckBody,
     ReportDealBody,
     ReportDiceBody,
+    RetireDeckBody,
     SeatBody,
     SetHandBody,
     SideBetBody,
@@ -108,49 +118,6 @@ def _simple(path: str, operation: str, summary: str, make: type[c.Command]) -> C
 
 def _electronic(path: str, operation: str, summary: str, kind: str, doc: str = "") -> CommandRoute:
     return CommandRoute(path, operation, summary, CommandBody, False, None, kind, doc or None)
-
-
-def _chips(given: Any) -> dict[int, int]:
-    """A body's chips as the core takes them; a denomination given twice is refused."""
-    chips: dict[int, int] = {}
-    for each in given:
-        if each.denomination in chips:
-            raise ApiProblem(
-                422, "invalid_request", f"denomination {each.denomination} is given twice"
-            )
-        chips[each.denomination] = each.amount
-    return chips
-
-
-def _open_day(t: str, b: Any, a: Actor, at: datetime) -> c.Command:
-    extra = {} if b.rules is None else {"rules": b.rules}
-    return c.OpenGamingDay(
-        gaming_day=b.gaming_day,
-        opener=_chips(b.opener),
-        dealer=Actor(id=b.dealer, role="dealer"),
-        table_id=t,
-        actor=a,
-        at=at,
-        **extra,
-    )
-
-
-def _slip(kind: type[c.FillTray] | type[c.CreditTray]) -> Builder:
-    """A fill (the cage issues, the dealer receives) or a credit (the other way round)."""
-    issuer, receiver = ("cage", "dealer") if kind is c.FillTray else ("dealer", "cage")
-
-    def build(_t: str, b: Any, a: Actor, at: datetime) -> c.Command:
-        return kind(
-            slip=b.slip,
-            chips=_chips(b.chips),
-            requested_by=Actor(id=b.requested_by, role="floor"),
-            issued_by=Actor(id=b.issued_by, role=issuer),
-            received_by=Actor(id=b.received_by, role=receiver),
-            actor=a,
-            at=at,
-        )
-
-    return build
 
 
 ROUTE_LIST: tuple[CommandRoute, ...] = (
@@ -311,7 +278,9 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "report_deal",
         "Report a live deal: deck order or seven hands",
         ReportDealBody,
-        lambda t, b, a, at: c.DealCards(deck=b.deck, hands=b.hands, source="live", actor=a, at=at),
+        lambda t, b, a, at: c.DealCards(
+            deck=b.deck, hands=b.hands, source="live", deck_id=b.deck_id, actor=a, at=at
+        ),
     ),
     _electronic(
         "/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)", "dice"
@@ -348,6 +317,70 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "Void the round, returning every wager (floor)",
         VoidBody,
         lambda t, b, a, at: c.VoidRound(reason=b.reason, actor=a, at=at),
+    ),
+    # --- the deck chain of custody (R20), the floor's
+    _route(
+        "/decks/receive",
+        "receive_deck",
+        "A deck (or package) reaches the table: its id and seal (floor, R20)",
+        ReceiveDeckBody,
+        lambda t, b, a, at: c.ReceiveDeck(
+            deck_id=b.deck_id, seal=b.seal, package_id=b.package_id, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/decks/inspect",
+        "inspect_deck",
+        "The deck counted (53 to pass) and its inspector (floor, R20)",
+        InspectDeckBody,
+        lambda t, b, a, at: c.InspectDeck(
+            deck_id=b.deck_id, card_count=b.card_count, inspector=b.inspector, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/decks/shuffler",
+        "load_shuffler",
+        "The shuffler's receipt of the deck: serial and time (floor, R20)",
+        LoadShufflerBody,
+        lambda t, b, a, at: c.LoadShuffler(
+            deck_id=b.deck_id,
+            shuffler_serial=b.shuffler_serial,
+            received_at=b.received_at or at,
+            actor=a,
+            at=at,
+        ),
+    ),
+    _route(
+        "/decks/use",
+        "put_deck_in_use",
+        "Put an inspected deck in use (floor, R20)",
+        DeckBody,
+        lambda t, b, a, at: c.PutDeckInUse(deck_id=b.deck_id, actor=a, at=at),
+    ),
+    _route(
+        "/decks/retire",
+        "retire_deck",
+        "Retire (or destroy) a deck, with a reason (floor, R20)",
+        RetireDeckBody,
+        lambda t, b, a, at: c.RetireDeck(
+            deck_id=b.deck_id, reason=b.reason, destroyed=b.destroyed, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/decks/hold",
+        "hold_deck",
+        "Keep a deck intact for a dispute or an investigation (floor, R20)",
+        HoldDeckBody,
+        lambda t, b, a, at: c.HoldDeck(
+            deck_id=b.deck_id, reason=b.reason, dispute_id=b.dispute_id, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/decks/release",
+        "release_deck",
+        "Lift the hold on a deck, with a reason (floor, R20)",
+        ReleaseDeckBody,
+        lambda t, b, a, at: c.ReleaseDeck(deck_id=b.deck_id, reason=b.reason, actor=a, at=at),
     ),
 )
 #: The routes by path under ``/tables/{table_id}``.

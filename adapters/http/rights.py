@@ -58,6 +58,14 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "credit_tray": frozenset({"floor", "cage", "dealer"}),
     "count_drop": frozenset({"count"}),
     "correct_rating": _FLOOR,
+    # --- the deck chain of custody (R20): the floor's
+    "receive_deck": _FLOOR,
+    "inspect_deck": _FLOOR,
+    "load_shuffler": _FLOOR,
+    "put_deck_in_use": _FLOOR,
+    "retire_deck": _FLOOR,
+    "hold_deck": _FLOOR,
+    "release_deck": _FLOOR,
     # --- queries
     "table_state": _ALL,
     "table_events": _ALL,
@@ -65,6 +73,7 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "round_history": _ALL,
     "tables": _ALL,
     "player_ratings": frozenset({"floor", "cage", "auditor"}),
+    "table_decks": _ALL,
     "reports": frozenset({"floor", "cage", "auditor"}),
     "audit_verify": frozenset({"auditor", "floor"}),
 }

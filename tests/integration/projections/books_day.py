@@ -130,21 +130,21 @@ ACCOUNTING = {
 }
 
 #: The ratings, by hand (money in minor units; theo = wagers x edge, table_core/edges.py:
-#: fr 2.689%, fortune_8000 11,970,096 / 154,143,080).
+#: fr 2.692%, fortune_8000 11,970,096 / 154,143,080).
 RATINGS = {
     "ana": {"rounds": 3, "average_bet": 3_000, "average_side_bet": None, "main_wagered": 9_000,
             "cash": 50_000, "markers": 0, "cashed_out": 0, "actual_win": -750,
-            "theo_win": 242,  # 9,000 x 0.02689 = 242.01
+            "theo_win": 242,  # 9,000 x 0.02692 = 242.28
             "status": "closed", "corrected_average_bet": 2_500, "corrected_minutes": 30,
             "correction_reason": "sat out two hands"},
     "bruno": {"rounds": 2, "average_bet": 2_000, "average_side_bet": None, "main_wagered": 2_000,
               "cash": 0, "markers": 30_000, "cashed_out": 32_849, "actual_win": -2_849,
-              "theo_win": 54,  # 2,000 x 0.02689 = 53.78; the round he banked adds none
+              "theo_win": 54,  # 2,000 x 0.02692 = 53.84; the round he banked adds none
               "status": "closed", "corrected_average_bet": None, "corrected_minutes": None,
               "correction_reason": None},
     "chloe": {"rounds": 3, "average_bet": 1_334, "average_side_bet": 500, "main_wagered": 4_001,
               "cash": 20_000, "markers": 0, "cashed_out": 0, "actual_win": -4_851,
-              "theo_win": 146,  # 4,001 x 0.02689 + 500 x 0.0776559 = 107.587 + 38.828
+              "theo_win": 147,  # 4,001 x 0.02692 + 500 x 0.0776559 = 107.707 + 38.828
               "status": "closed", "corrected_average_bet": None, "corrected_minutes": None,
               "correction_reason": None},
 }  # fmt: skip
