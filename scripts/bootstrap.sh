@@ -20,9 +20,26 @@ for done in "$stamp" .venv/.installed-dev; do
   fi
 done
 echo "installing paigow into .venv (first run only)…" >&2
-[ -x .venv/bin/python ] || "$python" -m venv .venv
+# pip runs from the Python that makes the venv when it can (`pip --python`, pip 22.3+): a venv
+# without its own pip is made in a second where ensurepip takes half a minute on a busy machine.
+pip=(.venv/bin/python -m pip)
+if [ ! -x .venv/bin/python ]; then
+  pip_help="$("$python" -m pip --help 2>/dev/null || true)"
+  if [[ "$pip_help" == *"--python <python>"* ]]; then
+    "$python" -m venv --without-pip .venv
+  else
+    "$python" -m venv .venv
+  fi
+fi
+.venv/bin/python -c 'import pip' 2>/dev/null || pip=("$python" -m pip --python .venv/bin/python)
+quiet_pip() {
+  # pip's own warnings about index folders a machine's pip configuration names but lacks are
+  # noise here; anything else it says goes to standard error as it comes.
+  "${pip[@]}" install --quiet --no-compile "$@" 2>&1 |
+    { grep -v -e 'is ignored: it is neither a file nor a directory' >&2 || true; }
+}
 # Every file checked against the lock's hashes; then the project itself, editable and with no
 # dependency of its own to resolve (the lock brought them, and setuptools to build with).
-.venv/bin/python -m pip install --quiet --no-compile --require-hashes -r "$lock"
-.venv/bin/python -m pip install --quiet --no-compile --no-deps --no-build-isolation -e .
+quiet_pip --require-hashes -r "$lock"
+quiet_pip --no-deps --no-build-isolation -e .
 touch "$stamp"
