@@ -81,8 +81,6 @@ def main(argv: list[str] | None = None) -> int:
         status: int = args.handler(args)
     except (DomainError, StoreError) as error:
         return _one_line(args, str(error), 2)
-    except Exception as error:
-        return _unexpected(args, error)
     except KeyboardInterrupt:
         print("paigow: interrupted", file=sys.stderr)
         return 130
@@ -91,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         # devnull so that the interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as error:
+        return _unexpected(args, error)
     return status
 
 
