@@ -190,7 +190,9 @@ def open_store(
         try:
             with reaching(parsed):
                 _check_revision(engine, parsed)
-                store = PostgresEventStore(engine, signer=signer, upcasters=upcasters)
+                store = PostgresEventStore(
+                    engine, signer=signer, upcasters=upcasters, retry_s=load_settings().db_retry_s
+                )
                 store.sequence()  # position what a writer that died before its pass left behind
         except StoreError:
             engine.dispose()
