@@ -130,9 +130,11 @@ def export(
     to_round: int | None = None,
     public_key: str | Path | None = None,
     signing_key: str | Path | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write the bundle of the database at ``url`` to ``out`` (atomically) and answer its
-    manifest; the key is ``sources.public_key_for``'s."""
+    manifest; the key is ``sources.public_key_for``'s. ``extra``: more manifest entries (a
+    dispute's record and recall, R17), carried as given and not checked by ``verify``."""
     connection, mark, shown = connect(url)
     try:
         key = public_key_for(log_url(url), public_key, signing_key)
@@ -174,6 +176,7 @@ def export(
                 **tally.as_manifest(),
                 "checkpoints": len(kept),
                 "public_key": None if key is None else {"key_id": key_id(key), "hex": key.hex()},
+                **(extra or {}),
             }
             body.seek(0)
             _write_atomically(target, _line("manifest", manifest), body)

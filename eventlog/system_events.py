@@ -103,6 +103,78 @@ class ClockAdjusted(_SystemEvent):
     table_id: str | None = None
 
 
+class DisputeOpened(_SystemEvent):
+    """R17: a floor supervisor or an auditor opened a dispute on rounds of table ``table_id``.
+
+    ``rounds`` are the rounds held (named, or those started inside ``from_time``..``to_time``);
+    while the dispute is open they are frozen from purge (R18). ``surveillance``: the casino's
+    references to its camera footage, as given."""
+
+    type: Literal["dispute_opened"] = "dispute_opened"
+    dispute_id: str
+    table_id: str
+    reason: str
+    player: str | None
+    rounds: list[int]
+    from_time: datetime | None
+    to_time: datetime | None
+    surveillance: list[str]
+
+
+class DisputeClosed(_SystemEvent):
+    """R17: the dispute ``dispute_id`` closed with ``outcome``; its rounds are held no longer."""
+
+    type: Literal["dispute_closed"] = "dispute_closed"
+    dispute_id: str
+    outcome: str
+
+
+class ApiKeyCreated(_SystemEvent):
+    """R5/R19: an API key was created for ``key_actor`` with ``role`` (never the token)."""
+
+    type: Literal["api_key_created"] = "api_key_created"
+    key_id: str
+    key_actor: str
+    role: str
+
+
+class ApiKeyRevoked(_SystemEvent):
+    """R5/R19: the API key ``key_id`` was revoked."""
+
+    type: Literal["api_key_revoked"] = "api_key_revoked"
+    key_id: str
+
+
+class ApiKeyRoleChanged(_SystemEvent):
+    """R5/R19: the API key ``key_id`` now acts in ``new_role`` instead of ``old_role``."""
+
+    type: Literal["api_key_role_changed"] = "api_key_role_changed"
+    key_id: str
+    old_role: str
+    new_role: str
+    reason: str
+
+
+class AuthenticationFailed(_SystemEvent):
+    """R5: requests with a missing, unknown or revoked key; at most one event per window
+    (``count`` failures since the window's first, ``first_at``), never the key itself."""
+
+    type: Literal["authentication_failed"] = "authentication_failed"
+    count: int
+    first_at: datetime
+    last_path: str
+
+
+class SoftwareVersionChanged(_SystemEvent):
+    """R5/R19: the service started with a software version other than the last one recorded,
+    with the privileged actor and the reason given for it."""
+
+    type: Literal["software_version_changed"] = "software_version_changed"
+    old_version: str
+    new_version: str
+    reason: str
+
+
 SystemEvent = Annotated[
     ServiceStarted
     | ServiceStopped
@@ -111,7 +183,14 @@ SystemEvent = Annotated[
     | RoundVoidedNoted
     | VerificationFailed
     | CommandsRefused
-    | ClockAdjusted,
+    | ClockAdjusted
+    | DisputeOpened
+    | DisputeClosed
+    | ApiKeyCreated
+    | ApiKeyRevoked
+    | ApiKeyRoleChanged
+    | AuthenticationFailed
+    | SoftwareVersionChanged,
     Field(discriminator="type"),
 ]
 
