@@ -117,8 +117,15 @@ def close_dispute(
     if record["status"] != "open":
         raise DisputeError(f"dispute {dispute_id} is already closed", 409)
     SystemStream(store).append(
-        [DisputeClosed(at=now, actor_id=actor.id, actor_role=actor.role, dispute_id=dispute_id,
-                       outcome=text)]  # fmt: skip
+        [
+            DisputeClosed(
+                at=now,
+                actor_id=actor.id,
+                actor_role=actor.role,
+                dispute_id=dispute_id,
+                outcome=text,
+            )
+        ]  # fmt: skip
     )
     return disputes(store)[dispute_id]
 

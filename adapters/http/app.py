@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 
-from adapters.http import command_routes, errors, queries
+from adapters.http import command_routes, disputes, errors, queries
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
@@ -51,6 +51,7 @@ def create_app(
         app.add_middleware(FastCommands)
     app.include_router(command_routes.router)
     app.include_router(queries.router)
+    app.include_router(disputes.router)
 
     @app.get("/health", operation_id="health", summary="Liveness; no key needed", tags=["health"])
     def health(request: Request) -> HealthOut:
