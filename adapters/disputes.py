@@ -125,7 +125,7 @@ def close_dispute(
                 dispute_id=dispute_id,
                 outcome=text,
             )
-        ]  # fmt: skip
+        ]
     )
     return disputes(store)[dispute_id]
 

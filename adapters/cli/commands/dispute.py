@@ -29,16 +29,34 @@ def register(subparsers: Any) -> None:
 
     opening = verbs.add_parser("open", help="open a dispute on rounds of one table")
     opening.add_argument("--table", required=True, metavar="ID")
-    opening.add_argument("--round", type=int, action="append", default=[], metavar="N",
-                         dest="rounds", help="a disputed round (repeat for more)")  # fmt: skip
-    opening.add_argument("--from", type=_time, dest="from_time", metavar="TIME",
-                         help="the rounds started from this time (ISO 8601, UTC if no zone)")  # fmt: skip
-    opening.add_argument("--to", type=_time, dest="to_time", metavar="TIME",
-                         help="... up to this time")  # fmt: skip
+    opening.add_argument(
+        "--round",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        dest="rounds",
+        help="a disputed round (repeat for more)",
+    )
+    opening.add_argument(
+        "--from",
+        type=_time,
+        dest="from_time",
+        metavar="TIME",
+        help="the rounds started from this time (ISO 8601, UTC if no zone)",
+    )
+    opening.add_argument(
+        "--to", type=_time, dest="to_time", metavar="TIME", help="... up to this time"
+    )
     opening.add_argument("--reason", required=True)
     opening.add_argument("--player", metavar="ID", help="the player concerned")
-    opening.add_argument("--surveillance", action="append", default=[], metavar="REF",
-                         help="a surveillance reference (repeat for more)")  # fmt: skip
+    opening.add_argument(
+        "--surveillance",
+        action="append",
+        default=[],
+        metavar="REF",
+        help="a surveillance reference (repeat for more)",
+    )
     _who(opening)
     opening.set_defaults(handler=run_open)
 
@@ -94,8 +112,9 @@ def _open_store(url: str | None) -> Any:
 
     settings = load_settings()
     target = database_url(url or settings.db)
-    store = open_store(target.render_as_string(hide_password=False),
-                       signing_key=settings.signing_key)  # fmt: skip
+    store = open_store(
+        target.render_as_string(hide_password=False), signing_key=settings.signing_key
+    )
     return store, target
 
 
