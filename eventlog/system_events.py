@@ -175,6 +175,28 @@ class SoftwareVersionChanged(_SystemEvent):
     reason: str
 
 
+class RangePurged(_SystemEvent):
+    """R18: the log's head, positions ``first_position``..``last_position``, was purged after
+    its signed archive was written (``archive``: file name, SHA-256, events).
+
+    ``last_global_hash`` is the global hash at ``last_position`` (the next event's
+    ``global_prev``) and ``stream_heads`` each stream's version and hash there, for the streams
+    that go on: the verifier (``eventlog/verifier.py``) accepts a log that starts right after a
+    purge so recorded, and nothing else. ``tables``: the tables whose whole stream was purged."""
+
+    type: Literal["range_purged"] = "range_purged"
+    first_position: int
+    last_position: int
+    first_hash: str
+    last_hash: str
+    last_global_hash: str
+    stream_heads: dict[str, dict[str, Any]]
+    tables: list[str]
+    archive: dict[str, Any]
+    retention_days: int
+    reason: str
+
+
 SystemEvent = Annotated[
     ServiceStarted
     | ServiceStopped
@@ -190,7 +212,8 @@ SystemEvent = Annotated[
     | ApiKeyRevoked
     | ApiKeyRoleChanged
     | AuthenticationFailed
-    | SoftwareVersionChanged,
+    | SoftwareVersionChanged
+    | RangePurged,
     Field(discriminator="type"),
 ]
 
