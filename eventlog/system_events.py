@@ -145,34 +145,7 @@ class ApiKeyRevoked(_SystemEvent):
     key_id: str
 
 
-class ApiKeyRoleChanged(_SystemEvent):
-    """R5/R19: the API key ``key_id`` now acts in ``new_role`` instead of ``old_role``."""
 
-    type: Literal["api_key_role_changed"] = "api_key_role_changed"
-    key_id: str
-    old_role: str
-    new_role: str
-    reason: str
-
-
-class AuthenticationFailed(_SystemEvent):
-    """R5: requests with a missing, unknown or revoked key; at most one event per window
-    (``count`` failures since the window's first, ``first_at``), never the key itself."""
-
-    type: Literal["authentication_failed"] = "authentication_failed"
-    count: int
-    first_at: datetime
-    last_path: str
-
-
-class SoftwareVersionChanged(_SystemEvent):
-    """R5/R19: the service started with a software version other than the last one recorded,
-    with the privileged actor and the reason given for it."""
-
-    type: Literal["software_version_changed"] = "software_version_changed"
-    old_version: str
-    new_version: str
-    reason: str
 
 
 class RangePurged(_SystemEvent):
@@ -210,9 +183,6 @@ SystemEvent = Annotated[
     | DisputeClosed
     | ApiKeyCreated
     | ApiKeyRevoked
-    | ApiKeyRoleChanged
-    | AuthenticationFailed
-    | SoftwareVersionChanged
     | RangePurged,
     Field(discriminator="type"),
 ]
