@@ -60,7 +60,7 @@ def disputes(store: EventStore) -> dict[str, dict[str, Any]]:
             record.pop("type", None)
             record.update(status="open", opened_at=record.pop("at"), position=e.position)
             record["opened_by"] = {"id": record.pop("actor_id"), "role": record.pop("actor_role")}
-            found[record["dispute_id"]] = record
+            found[str(record["dispute_id"])] = record
         elif e.type == "dispute_closed" and e.payload["dispute_id"] in found:
             found[e.payload["dispute_id"]].update(
                 status="closed",
@@ -185,8 +185,8 @@ def _rounds(store: EventStore, request: Request) -> list[int]:
     by_time = request.from_time is not None or request.to_time is not None
     if by_rounds == by_time:
         raise DisputeError("a dispute names its rounds or a time range (--from/--to), one of them")
-    started = {
-        e.payload["round"]: e.at
+    started: dict[int, datetime] = {
+        int(e.payload["round"]): e.at  # type: ignore[arg-type]
         for e in store.read_stream(request.table_id)
         if e.type == "round_started"
     }

@@ -89,7 +89,7 @@ class PurgeBoundary:
         self.last = last  # the last purged position
         self.global_hash = global_hash  # the global hash at it: the first row's global_prev
         self.first_seen: dict[str, tuple[int, str]] = {}  # streams that start mid-way here
-        self.heads: dict[str, tuple[int, str]] | None = None  # once confirmed: the recorded heads
+        self.heads: dict[str, tuple[Any, Any]] | None = None  # once confirmed: the recorded heads
         self.earlier: list[int] = []  # the last positions of other purges recorded
 
     def stream_starts(self, stream: str, version: int, prev: str) -> bool:
