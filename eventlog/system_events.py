@@ -145,9 +145,6 @@ class ApiKeyRevoked(_SystemEvent):
     key_id: str
 
 
-
-
-
 class RangePurged(_SystemEvent):
     """R18: the log's head, positions ``first_position``..``last_position``, was purged after
     its signed archive was written (``archive``: file name, SHA-256, events).
