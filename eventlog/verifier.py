@@ -176,10 +176,25 @@ class ChainVerifier:
         if type(position) is not int or type(version) is not int or type(schema) is not int:
             raise TypeError("position, version and schema_version are integers")
         expected = self.position + 1
-        if position != expected and expected == 1 and type(position) is int and position > 1:
+        if (
+            position != expected
+            and expected == 1
+            and type(position) is int
+            and position > 1
+            and global_prev != GENESIS_HASH  # the first event ever links to genesis: position 1
+        ):
             self._start_after(position - 1, global_prev)  # a purged log (R18), to be confirmed
             expected = position
         if position != expected:
+            if (
+                self.boundary is not None
+                and type(position) is int
+                and position <= self.boundary.last
+            ):
+                # an event before the supposed boundary: the log was reordered, not purged
+                missing = self.boundary.missing(self.position)
+                if missing is not None:
+                    raise ChainVerificationError(missing)
             raise ChainVerificationError(
                 Finding(
                     expected,
