@@ -45,7 +45,8 @@ def _open(url: str | None) -> tuple[Any, Any]:
         raise StoreError("keys of a memory:// store vanish with the process: use a database")
     from adapters.settings import load_settings
 
-    store = open_store(url, signing_key=load_settings().signing_key)
+    # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
+    store = open_store(url, create=False, signing_key=load_settings().signing_key)
     return store, SqlKeyStore(store.engine)  # type: ignore[union-attr]
 
 
