@@ -51,6 +51,10 @@ def create_app(
         app.add_middleware(FastCommands)
     app.include_router(command_routes.router)
     app.include_router(queries.router)
+    from adapters.http import floor
+    from adapters.settings import load_settings
+
+    floor.install(app, load_settings())
 
     @app.get("/health", operation_id="health", summary="Liveness; no key needed", tags=["health"])
     def health(request: Request) -> HealthOut:
