@@ -31,8 +31,9 @@ def install(app: FastAPI, settings: Settings) -> None:
     async def problem(request: Request, error: Exception) -> Response:
         status = error.status if isinstance(error, pages.Problem) else 404
         message = error.message if isinstance(error, pages.Problem) else str(error)
-        return pages.page(request, "error.html", {"status": status, "message": message},
-                          status=status)  # fmt: skip
+        return pages.page(
+            request, "error.html", {"status": status, "message": message}, status=status
+        )
 
     async def signin(request: Request, error: Exception) -> Response:
         if request.url.path.endswith("/live"):  # live.js: the page reloads into sign-in

@@ -58,7 +58,7 @@ def _status(state: Any, refusing: str | None) -> str:
     return "open"
 
 
-def _alerts(state: Any, day: dict[str, Any] | None, verification: dict[str, Any] | None) -> list:
+def _alerts(state: Any, day: dict[str, Any] | None, verification: dict[str, Any] | None) -> list[str]:
     alerts = []
     if verification is not None and not verification["ok"]:
         alerts.append("verification failed")
@@ -142,9 +142,13 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
             runner, gaming_day(), day=day, table_id=table_id, views=_BOOK_VIEWS, catch_up=False
         )
         every = build_report(
-            runner, gaming_day(), day=None, table_id=table_id, views=("accounting",),
+            runner,
+            gaming_day(),
+            day=None,
+            table_id=table_id,
+            views=("accounting",),
             catch_up=False,
-        )  # fmt: skip
+        )
         with runner.db.read() as tx:
             report["hours"] = accounting.hourly(tx, gaming_day(), ids, day)
         report["days"] = accounting.day_totals(every["accounting"])

@@ -89,9 +89,13 @@ def need(request: Request, roles: frozenset[str], table_id: str | None = None) -
 
 
 def page(
-    request: Request, name: str, context: dict[str, Any], *, status: int = 200,
+    request: Request,
+    name: str,
+    context: dict[str, Any],
+    *,
+    status: int = 200,
     session: Session | None = None,
-) -> Response:  # fmt: skip
+) -> Response:
     """A rendered page with the floor's headers; a new anonymous session when there is none."""
     sessions = sessions_of(request)
     fresh = session is None and (session := session_of(request)) is None
@@ -172,9 +176,11 @@ async def signin(request: Request) -> Response:
     token = fields.get("key", "").strip()
     key = await run_in_threadpool(request.app.state.keys.lookup, token) if token else None
     if key is None or key.role not in FLOOR_ROLES:
-        error = "this key is unknown or revoked" if key is None else (
-            f"the {key.role} role has no floor pages"
-        )  # fmt: skip
+        error = (
+            "this key is unknown or revoked"
+            if key is None
+            else (f"the {key.role} role has no floor pages")
+        )
         log.warning("floor_signin_refused", role=None if key is None else key.role)
         return page(request, "signin.html", {"error": error}, status=401, session=session)
     signed = sessions_of(request).signed_in(key.key_id, key.actor_id, key.role)
@@ -266,7 +272,7 @@ def books(request: Request, day: str = "", table: str = "") -> Response:
                 if h["hold_pct"] is not None
             ],
             unit=" %",
-        ),  # fmt: skip
+        ),
         "daily_win": charts.line_chart(
             "Win by gaming day",
             [(d["gaming_day"][5:], d["win"], money(d["win"])) for d in report["days"]],
@@ -280,7 +286,7 @@ def books(request: Request, day: str = "", table: str = "") -> Response:
                 if d["hold_pct"] is not None
             ],
             unit=" %",
-        ),  # fmt: skip
+        ),
         "drop_handle": charts.pair_bars(
             "Drop against handle",
             [(r["table_id"], r["drop"], r["handle"]) for r in report["accounting"]],
