@@ -58,7 +58,9 @@ def _status(state: Any, refusing: str | None) -> str:
     return "open"
 
 
-def _alerts(state: Any, day: dict[str, Any] | None, verification: dict[str, Any] | None) -> list[str]:
+def _alerts(
+    state: Any, day: dict[str, Any] | None, verification: dict[str, Any] | None
+) -> list[str]:
     alerts = []
     if verification is not None and not verification["ok"]:
         alerts.append("verification failed")
