@@ -71,6 +71,8 @@ def line_chart(
             f"<title>{escape(label)}: {escape(text)}</title></circle>"
             f'<text class="label" x="{x:.1f}" y="{HEIGHT - BOTTOM + 16}" '
             f'text-anchor="middle">{escape(label)}</text>'
+            f'<text class="value" x="{x:.1f}" y="{max(y - 8, TOP + 10):.1f}" '
+            f'text-anchor="middle">{escape(text)}</text>'
         )
     return _frame(title, "line-chart", body, low, high, unit)
 

@@ -98,7 +98,9 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         options.add_argument(flag)
     service = webdriver.ChromeService(executable_path=DRIVER)
     driver = webdriver.Chrome(service=service, options=options)
-    driver.set_window_size(1366, 768)
+    # The page's viewport itself at 1366x768 (the window's size would include its frame).
+    viewport = {"width": 1366, "height": 768, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", viewport)
     SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         yield driver
