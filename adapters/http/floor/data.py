@@ -26,6 +26,12 @@ def gaming_day() -> Any:
     return load_settings().gaming_day()
 
 
+def today(request: Request) -> date:
+    """The gaming day now, by the service's clock (the one that stamps the events)."""
+    day: date = gaming_day().today(service_of(request).clock())
+    return day
+
+
 def table_state(request: Request, table_id: str) -> Any:
     """The table's folded state (as ``GET /tables/{id}``); :class:`NotFound` if never opened."""
     service = service_of(request)
@@ -81,19 +87,19 @@ def pit(request: Request) -> dict[str, Any]:
     from adapters.projections import accounting
 
     service = service_of(request)
-    day = gaming_day().today()
+    day = today(request)
     ids = table_ids(request)
 
     def query(runner: Any) -> list[dict[str, Any]]:
         with runner.db.read() as tx:
             return accounting.daily(tx, gaming_day(), ids, day)[0]
 
-    today = {row["table_id"]: row for row in projections_of(request).read(query)}
+    figures_of = {row["table_id"]: row for row in projections_of(request).read(query)}
     verification = getattr(request.app.state, "floor_verification", None)
     rows = []
     for table_id in ids:
         state = table_state(request, table_id)
-        figures = today.get(table_id)
+        figures = figures_of.get(table_id)
         rows.append(
             {
                 "table_id": table_id,

@@ -249,7 +249,7 @@ def recall_one(request: Request, table_id: str, number: str) -> Response:
 def books(request: Request, day: str = "", table: str = "") -> Response:
     session = need(request, READERS)
     try:
-        on = date.fromisoformat(day) if day else data.gaming_day().today()
+        on = date.fromisoformat(day) if day else data.today(request)
     except ValueError:
         raise Problem(404, f"no gaming day {day!r} (YYYY-MM-DD)") from None
     table_id = _table(table) if table else None
