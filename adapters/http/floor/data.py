@@ -166,10 +166,13 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
     return projections_of(request).read(query)
 
 
-_BOOK_VIEWS = ("accounting", "side_bets", "house")
+_BOOK_VIEWS = ("accounting", "side_bets")
 
 
 def last_checkpoint(request: Request) -> Any:
     store = service_of(request).store
+    last = getattr(store, "last_checkpoint", None)
+    if last is not None:
+        return last()
     checkpoints = store.checkpoints()
     return checkpoints[-1] if checkpoints else None
