@@ -22,13 +22,18 @@ class NotFound(Exception):
     """An unknown table or round: the 404 page."""
 
 
-def gaming_day() -> Any:
-    return load_settings().gaming_day()
+def gaming_day(request: Request) -> Any:
+    """The settings' gaming day (zone and cut-off), read once per app: reading the settings
+    costs more than a page's queries."""
+    found = getattr(request.app.state, "floor_gaming_day", None)
+    if found is None:
+        found = request.app.state.floor_gaming_day = load_settings().gaming_day()
+    return found
 
 
 def today(request: Request) -> date:
     """The gaming day now, by the service's clock (the one that stamps the events)."""
-    day: date = gaming_day().today(service_of(request).clock())
+    day: date = gaming_day(request).today(service_of(request).clock())
     return day
 
 
@@ -92,7 +97,7 @@ def pit(request: Request) -> dict[str, Any]:
 
     def query(runner: Any) -> list[dict[str, Any]]:
         with runner.db.read() as tx:
-            return accounting.daily(tx, gaming_day(), ids, day)[0]
+            return accounting.daily(tx, gaming_day(request), ids, day)[0]
 
     figures_of = {row["table_id"]: row for row in projections_of(request).read(query)}
     verification = getattr(request.app.state, "floor_verification", None)
@@ -147,18 +152,23 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
 
     def query(runner: Any) -> dict[str, Any]:
         report = build_report(
-            runner, gaming_day(), day=day, table_id=table_id, views=_BOOK_VIEWS, catch_up=False
+            runner,
+            gaming_day(request),
+            day=day,
+            table_id=table_id,
+            views=_BOOK_VIEWS,
+            catch_up=False,
         )
         every = build_report(
             runner,
-            gaming_day(),
+            gaming_day(request),
             day=None,
             table_id=table_id,
             views=("accounting",),
             catch_up=False,
         )
         with runner.db.read() as tx:
-            report["hours"] = accounting.hourly(tx, gaming_day(), ids, day)
+            report["hours"] = accounting.hourly(tx, gaming_day(request), ids, day)
         report["days"] = accounting.day_totals(every["accounting"])
         report["totals"] = accounting.day_totals(report["accounting"])
         return report

@@ -10,6 +10,7 @@ floor, ``RIGHTS["audit_verify"]``), beside signing in and out. No page sends a t
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -21,6 +22,7 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
@@ -62,8 +64,31 @@ def money(minor: int | None) -> str:
     return f"{sign}{units:,}.{cents:02d}"
 
 
+SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+
+
+@functools.cache
+def card_html(text: str) -> str:
+    """One card drawn as the pages draw it (``data-card`` holds its text: ``As``, ``JK``)."""
+    if text == "JK":
+        return '<span class="card joker" data-card="JK" title="Joker"><b>JK</b><i>★</i></span>'
+    rank, suit = text[:-1], text[-1]
+    colour = "red" if suit in "hd" else "black"
+    return (
+        f'<span class="card {colour}" data-card="{escape(text)}" title="{escape(text)}">'
+        f"<b>{escape('T' if rank == '10' else rank)}</b>"
+        f"<i>{SUITS.get(suit, escape(suit))}</i></span>"
+    )
+
+
+def cards(texts: list[str] | None) -> Markup:
+    """A hand or a stack: one function call per list (a Jinja macro per card cost a recall page
+    of ten rounds most of its time)."""
+    return Markup('<span class="cards">' + "".join(card_html(t) for t in texts or ()) + "</span>")
+
+
 templates.env.filters["money"] = money
-templates.env.globals["SUITS"] = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+templates.env.filters["cards"] = cards
 
 
 def sessions_of(request: Request) -> Sessions:
