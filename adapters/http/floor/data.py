@@ -89,17 +89,18 @@ def _alerts(
 
 def pit(request: Request) -> dict[str, Any]:
     """Every table: status, rules, players, the round's phase, today's figures and alerts."""
-    from adapters.projections import accounting
+    from adapters.projections import accounting, bankroll
 
     service = service_of(request)
     day = today(request)
-    ids = table_ids(request)
 
-    def query(runner: Any) -> list[dict[str, Any]]:
-        with runner.db.read() as tx:
-            return accounting.daily(tx, gaming_day(request), ids, day)[0]
+    def query(runner: Any) -> tuple[list[str], list[dict[str, Any]]]:
+        with runner.db.read() as tx:  # one catch-up, one snapshot
+            ids = [row["table_id"] for row in bankroll.house(tx)]
+            return ids, accounting.daily(tx, gaming_day(request), ids, day)[0]
 
-    figures_of = {row["table_id"]: row for row in projections_of(request).read(query)}
+    ids, rows_of_day = projections_of(request).read(query)
+    figures_of = {row["table_id"]: row for row in rows_of_day}
     verification = getattr(request.app.state, "floor_verification", None)
     rows = []
     for table_id in ids:
