@@ -213,3 +213,10 @@ class TableOut(BaseModel):
 class HealthOut(BaseModel):
     status: str
     refusing: str | None
+
+
+class ReadyOut(BaseModel):
+    """``/ready``'s 200: every check ``true`` (a 503 ``not_ready`` names the failing one)."""
+
+    status: str
+    checks: dict[str, bool | str]

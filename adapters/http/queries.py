@@ -166,7 +166,10 @@ ReportView = Literal[
 )
 def reports(
     request: Request,
-    day: Annotated[date | None, Query(description="gaming day; none: every day")] = None,
+    day: Annotated[
+        date | Literal["all"] | None,
+        Query(description="gaming day (YYYY-MM-DD); `all` or none: every day"),
+    ] = None,
     table_id: Annotated[str | None, Query(pattern=TABLE_ID_PATTERN)] = None,
     view: Annotated[list[ReportView] | None, Query(description="views; none: all")] = None,
 ) -> dict[str, Any]:
@@ -179,7 +182,12 @@ def reports(
 
     def query(runner: Any) -> dict[str, Any]:
         report: dict[str, Any] = build_report(
-            runner, gaming_day, day=day, table_id=table_id, views=views, catch_up=False
+            runner,
+            gaming_day,
+            day=None if day == "all" else day,
+            table_id=table_id,
+            views=views,
+            catch_up=False,
         )
         return report
 

@@ -162,7 +162,7 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     api.post("dealer", "/seat", {"seat": 4, "player_id": "bo"})
     api.post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000})
     api.post("cage", "/buy-in", {"player_id": "bo", "amount": 10_000})
-    wait = WebDriverWait(browser, 10)
+    wait = WebDriverWait(browser, 30)  # a loaded CI machine
 
     # Sign in, the pit: the table, open, its House Way, two players seated.
     browser.get(f"{base}/floor/signin")

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from adapters.http.keys import key_store_for
 from adapters.store import migrate, open_store
@@ -178,6 +179,16 @@ def test_two_workers_play_a_round_from_many_connections_then_stop_on_sigterm(
     events = get(f"/tables/{TABLE}/events")
     assert [e["version"] for e in events] == list(range(1, closed["version"] + 1))
     assert [e["type"] for e in events].count("bet_placed") == len(PLAYERS)
+
+    for _ in range(2 * WORKERS):  # /metrics sums every worker's counts, whichever answers
+        scraped = {
+            (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(httpx.get(f"{base}/metrics").text)
+            for sample in family.samples
+        }
+        bet = (("method", "POST"), ("route", "/tables/{table_id}/round/bet"), ("status", "200"))
+        assert scraped[("paigow_http_requests_total", bet)] == len(PLAYERS)
+        assert scraped[("paigow_rounds_settled_total", ())] == 1
 
     lines = served.lines()
     done = [line for line in lines if line["event"] == "command_done"]

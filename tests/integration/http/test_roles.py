@@ -78,9 +78,13 @@ def call(api: Api, operation: str, method: str, path: str, role: str, n: int) ->
     return api.client.post(path, json=BODIES.get(operation), headers=headers)
 
 
-def test_the_matrix_covers_every_endpoint_but_health(api: Api) -> None:
+#: The operations' probes, open to anyone (no key): liveness and readiness.
+OPEN = {"health", "ready"}
+
+
+def test_the_matrix_covers_every_endpoint_but_the_probes(api: Api) -> None:
     served = {operation for operation, _, _ in operations(api)}
-    assert served - {"health"} == set(EXPECTED)
+    assert served - OPEN == set(EXPECTED)
     commands = {operation for operation, method, _ in operations(api) if method == "POST"}
     assert len(commands) == 21  # every table command of table_core.commands, deal and dice twice
 
@@ -89,7 +93,7 @@ def test_the_matrix_covers_every_endpoint_but_health(api: Api) -> None:
 def test_every_endpoint_admits_its_roles_and_refuses_the_others(api: Api, role: str) -> None:
     open_table(api, (2, "ana", 100_000), (3, "bo", 50_000))
     api.ok("dealer", "/round/start")
-    endpoints = [e for e in operations(api) if e[0] != "health"]
+    endpoints = [e for e in operations(api) if e[0] not in OPEN]
     assert len(endpoints) == len(EXPECTED)
     for n, (operation, method, path) in enumerate(endpoints):
         with capture_logs() as logs:
