@@ -58,6 +58,11 @@ def _key(cwd: Path, role: str, actor: str) -> str:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    made = subprocess.run(  # a new SQLite file, with its signing key beside
+        [str(PAIGOW), "db", "upgrade", "--db", DB],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
     tokens = {"floor": _key(tmp_path, "floor", "pit-boss")}
     for role, actor in (("dealer", f"dan@{TABLE}"), ("cage", "cage-1"), ("auditor", "aud-1")):
         tokens[role] = _key(tmp_path, role, actor)
