@@ -77,7 +77,7 @@ def run_ratings(args: argparse.Namespace) -> int:
 
     day = _day(args.day)
     gaming_day = load_settings().gaming_day()
-    with opened(_url(args.db)) as store:
+    with opened(_url(args.db), create=False) as store:
         runner = ProjectionRunner(store)
         runner.catch_up()
         with runner.db.read() as tx:

@@ -248,7 +248,7 @@ def run_list(args: argparse.Namespace) -> int:
     from adapters.projections import ProjectionRunner, opened
     from adapters.projections.books import read_tables
 
-    with opened(_url(args.db)) as store:
+    with opened(_url(args.db), create=False) as store:
         runner = ProjectionRunner(store)
         runner.catch_up()
         with runner.db.read() as tx:
