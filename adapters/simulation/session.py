@@ -160,7 +160,7 @@ class Session:
             actor=FLOOR,
             at=at(),
         )
-        items: list[BatchItem] = [(opened, f"{self.table_id}:open")]
+        items: list[BatchItem] = [(opened, f"{self.table_id}:open"), *self._deck_in_use()]
         amount = self.settings.buy_in
         # Every command after the opener is stamped when its turn comes: a fill (deferred) and the
         # commands around it keep their times in order (R4: a batch's times never go back).
@@ -181,6 +181,28 @@ class Session:
         events = [e for r in results for e in r.events]
         self._count_drop(events)
         return results[-1].state, events
+
+    def _deck_in_use(self) -> list[BatchItem]:
+        """The day's deck into custody (R20): received with its seal, inspected (53 cards), taken
+        by the shuffler and put in use, so every round names the deck it was dealt from."""
+        deck = f"{self.table_id}-DECK-1"
+        steps: list[tuple[str, Callable[[datetime], c.Command]]] = [
+            ("receive", _at_turn(c.ReceiveDeck, deck_id=deck, seal=f"SEAL-{deck}", actor=FLOOR)),
+            (
+                "inspect",
+                _at_turn(
+                    c.InspectDeck, deck_id=deck, card_count=53, inspector=FLOOR.id, actor=FLOOR
+                ),
+            ),
+            (
+                "load",
+                lambda at: c.LoadShuffler(
+                    deck_id=deck, shuffler_serial="SHUFFLER-1", received_at=at, actor=FLOOR, at=at
+                ),
+            ),
+            ("use", _at_turn(c.PutDeckInUse, deck_id=deck, actor=FLOOR)),
+        ]
+        return [(self._stamped(make), f"{self.table_id}:deck:{step}") for step, make in steps]
 
     def close_day(self, state: TableState) -> tuple[TableState, list[RecordedEvent]]:
         """The players leave (their chips cashed out), the closer is counted from the tray, and
