@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from table_core.errors import DomainError
@@ -52,6 +52,10 @@ class Settings(BaseSettings):
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
     serve_worker_verify: bool = True
+    #: PostgreSQL: the role that owns the schema, and the role the service logs in as (read and
+    #: append only); ``paigow db upgrade`` creates both (migration 0006, docs/operations.md).
+    pg_owner_role: str = Field(default="paigow_owner", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+    pg_service_role: str = Field(default="paigow_service", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

@@ -41,6 +41,7 @@ from adapters.http.models import (
     SideBetBody,
     VoidBody,
 )
+from adapters.http.strict_input import strict_body
 from adapters.http.views import command_body
 from eventlog.system_events import SYSTEM_STREAM
 from table_core import commands as c
@@ -328,6 +329,21 @@ def _endpoint(route: CommandRoute) -> Callable[..., Any]:
     return endpoint
 
 
+def _strict(route: CommandRoute) -> Callable[..., Any]:
+    """A dependency that reads the body strictly (strict_input.py) once the key was checked: a
+    refusal is the 422 the fast path hands over for, so both paths answer it the same."""
+
+    async def strict_body_check(request: Request) -> None:
+        media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != "application/json":
+            return  # FastAPI refuses the body on its own
+        raw = await request.body()
+        if raw:
+            strict_body(route.body, raw)
+
+    return strict_body_check
+
+
 for _each in ROUTE_LIST:
     router.post(
         _each.path,
@@ -335,5 +351,5 @@ for _each in ROUTE_LIST:
         summary=_each.summary,
         response_model=CommandResponse,
         responses=ERRORS,
-        dependencies=[Depends(require(_each.operation))],
+        dependencies=[Depends(require(_each.operation)), Depends(_strict(_each))],
     )(_endpoint(_each))

@@ -20,9 +20,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.logging import get_logger
 from adapters.service import StoreUnverified
@@ -155,6 +157,18 @@ def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
     return problem(422, "invalid_request", "; ".join(parts) or "invalid request", detail=detail)
 
 
+async def _http_exception(request: Request, exc: Exception) -> Any:
+    """FastAPI's own refusals as it answers them, except a body its JSON reader failed on
+    (1,000-deep, a 4,300-digit number: "There was an error parsing the body", 400), which is
+    the 422 ``invalid_request`` every other unreadable body gets."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:
+        message = "the body is not JSON this API reads (nested too deep, or a number too long)"
+        detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}]
+        return problem(422, "invalid_request", message, detail=detail)
+    return await http_exception_handler(request, exc)
+
+
 #: The handler of each error class. Starlette picks the handler of the most specific class in the
 #: exception's MRO, so StoreUnverified (a DomainError) and the store errors' subclasses get their
 #: own; ``handler_for`` picks the same way for the fast path (fast.py).
@@ -168,6 +182,7 @@ HANDLERS: dict[type[Exception], Any] = {
     StoreError: _store_error,
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
+    StarletteHTTPException: _http_exception,
 }
 
 

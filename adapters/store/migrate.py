@@ -10,6 +10,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, create_engine, pool
 
+from adapters.settings import load_settings
+
 # migrations/ sits at the repository root, beside adapters/ (editable install).
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
@@ -22,6 +24,9 @@ def alembic_config(url: str | None = None, connection: Connection | None = None)
         config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     if connection is not None:
         config.attributes["connection"] = connection
+    settings = load_settings()
+    # Migration 0006 creates these PostgreSQL roles (cluster-wide names: a setting each).
+    config.attributes["pg_roles"] = (settings.pg_owner_role, settings.pg_service_role)
     return config
 
 
