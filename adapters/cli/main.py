@@ -59,6 +59,13 @@ def main(argv: list[str] | None = None) -> int:
         # devnull so that the interpreter's final flush does not raise again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as error:  # the database stopped, cut off, full or read-only
+        from adapters.store.outage import describe, is_outage
+
+        if not is_outage(error):
+            raise
+        print(f"paigow: the event store is unavailable: {describe(error)}", file=sys.stderr)
+        return 2
     return status
 
 

@@ -8,7 +8,9 @@
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
   act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
-- 503 ``commands_refused``: the store failed verification; ``store_unavailable``.
+- 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the database
+  cannot be reached or cannot write (stopped, cut off, a full disk, a read-only file), with
+  ``Retry-After``; one log line each, no traceback.
 
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
@@ -16,8 +18,11 @@ transaction, and the store refuses whole commands.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
+import psycopg
+import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
@@ -28,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.logging import get_logger
 from adapters.service import StoreUnverified
+from adapters.store.outage import RETRY_AFTER_S, describe
 from table_core.errors import DomainError
 from table_core.ports import (
     CommandIdConflict,
@@ -77,6 +83,8 @@ class StaleVersion(ApiProblem):
 def problem(status: int, error: str, message: str, **extra: Any) -> JSONResponse:
     body = {"error": error, "message": message, **extra}
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status == 503:
+        headers = {"Retry-After": str(RETRY_AFTER_S)}
     return JSONResponse(jsonable_encoder(body), status_code=status, headers=headers)
 
 
@@ -131,6 +139,15 @@ def _store_error(_request: Request, exc: Exception) -> JSONResponse:
     return problem(503, "store_unavailable", f"the event store refused: {exc}")
 
 
+def _store_outage(_request: Request, exc: Exception) -> JSONResponse:
+    # The database is down, cut off, full or read-only: one line, no traceback, and the same
+    # answer for every request until it is back (a retry with the same key is then safe).
+    log.error("store_unavailable", error=describe(exc), kind=type(exc).__name__)
+    return problem(
+        503, "store_unavailable", "the event store cannot be reached or cannot write: try again"
+    )
+
+
 def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
     # The core built an event its own model refuses (a value the request schema let through):
     # decide raised before anything was appended, so it is the caller's input, not a crash.
@@ -183,6 +200,13 @@ HANDLERS: dict[type[Exception], Any] = {
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
     StarletteHTTPException: _http_exception,
+    sqlite3.OperationalError: _store_outage,
+    psycopg.OperationalError: _store_outage,
+    psycopg.InterfaceError: _store_outage,
+    sqlalchemy.exc.OperationalError: _store_outage,
+    sqlalchemy.exc.InterfaceError: _store_outage,
+    sqlalchemy.exc.TimeoutError: _store_outage,
+    sqlalchemy.exc.DisconnectionError: _store_outage,
 }
 
 
