@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from typing import Any
@@ -84,10 +85,8 @@ def pytest_configure(config: Any) -> None:
             if name[len(ROLE_PREFIX) :].split("_")[0].isdigit()
             and not _pid_alive(int(name[len(ROLE_PREFIX) :].split("_")[0]))
         ]
-        try:
+        with contextlib.suppress(Exception):  # another run cleaning the same ones: theirs
             drop_roles(admin, stale)
-        except Exception:  # another run cleaning the same ones: theirs to finish
-            pass
 
 
 def pytest_unconfigure(config: Any) -> None:
