@@ -66,8 +66,16 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "no API key, or an unknown one"},
     403: {"model": ErrorBody, "description": "this key's role may not give this command"},
     409: {"model": ErrorBody, "description": "stale expected_version (with current_version)"},
-    422: {"model": ErrorBody, "description": "a rule refused the command (with its rule)"},
-    503: {"model": ErrorBody, "description": "the store failed verification"},
+    422: {
+        "model": ErrorBody,
+        "description": "a rule refused the command (with its rule), the body is not strict "
+        "JSON of the schema, or the Idempotency-Key was used for another request",
+    },
+    503: {
+        "model": ErrorBody,
+        "description": "the store failed verification, or cannot be reached or cannot write "
+        "(with Retry-After)",
+    },
 }
 
 #: (table id, the validated body or None, the actor, the service's time) -> the core's command.
