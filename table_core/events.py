@@ -8,6 +8,9 @@ event reads without this code. Their JSON form (no floats, ISO times) is ``event
 Seats are the six player places, numbered 1..6 counterclockwise from the dealer; ``seat=None``
 means the dealer's place (the banker when the dealer banks, the house hand when a player banks).
 ``position`` is R-DEAL-1's count from the banker (the banker is 1).
+
+Over 500 lines on purpose: the models are the stored contract, read together and changed together
+(a split would scatter one schema over files).
 """
 
 from __future__ import annotations

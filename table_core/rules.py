@@ -1,4 +1,5 @@
-"""The rules profile a table plays under: every house choice RULES.md leaves open, with its default.
+"""The rules profile a table plays under: every house choice docs/rules.md leaves open, with its
+default.
 
 Frozen pydantic models, so a profile can be recorded whole in an event and compared on replay.
 """

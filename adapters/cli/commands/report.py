@@ -81,10 +81,10 @@ def _day(text: str, gaming_day: Any) -> date | None:
 def run_report(args: argparse.Namespace) -> int:
     from adapters.cli.progress import Progress
     from adapters.projections import ProjectionRunner, opened
-    from adapters.projections.gaming_day import GamingDay
     from adapters.projections.reports import VIEWS, build_report
+    from adapters.settings import load_settings
 
-    gaming_day = GamingDay.from_settings(args.tz, args.cutoff)
+    gaming_day = load_settings().gaming_day(args.tz, args.cutoff)
     day = _day(args.day, gaming_day)
     view = args.view or ("accounting" if args.format == "csv" else "all")
     if args.format == "csv" and view == "all":

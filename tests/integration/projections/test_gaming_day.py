@@ -14,6 +14,7 @@ from freezegun import freeze_time
 from adapters.cli.main import main
 from adapters.clock import system_clock
 from adapters.projections import GamingDay, ProjectionRunner
+from adapters.settings import load_settings
 from adapters.store import open_store
 from table_core import commands as c
 from table_core.errors import DomainError
@@ -114,12 +115,12 @@ def test_the_report_of_today_follows_the_clock_across_the_cut_off(
 
 
 def test_a_gaming_day_across_the_change_to_summer_time_lasts_23_hours() -> None:
-    paris = GamingDay.from_settings(PARIS, "06:00")
+    paris = GamingDay.of(PARIS, "06:00")
     assert paris.start(date(2026, 3, 28)) == datetime(2026, 3, 28, 5, 0, tzinfo=UTC)
     assert paris.start(date(2026, 3, 29)) == datetime(2026, 3, 29, 4, 0, tzinfo=UTC)
     assert paris.day_of(datetime(2026, 3, 29, 3, 59, 59, tzinfo=UTC)) == date(2026, 3, 28)
     assert paris.day_of(datetime(2026, 3, 29, 4, 0, tzinfo=UTC)) == date(2026, 3, 29)
-    late = GamingDay.from_settings(PARIS, "02:30")  # a cut-off inside the skipped hour
+    late = GamingDay.of(PARIS, "02:30")  # a cut-off inside the skipped hour
     assert late.day_of(datetime(2026, 3, 29, 0, 59, tzinfo=UTC)) == date(2026, 3, 28)
 
 
@@ -128,12 +129,12 @@ def test_the_settings_come_from_the_environment_and_bad_ones_are_refused(
 ) -> None:
     monkeypatch.setenv("PAIGOW_TZ", "America/Los_Angeles")
     monkeypatch.setenv("PAIGOW_GAMING_DAY_CUTOFF", "04:00")
-    vegas = GamingDay.from_settings()
+    vegas = load_settings().gaming_day()
     assert (vegas.zone_name, vegas.cutoff_text) == ("America/Los_Angeles", "04:00")
     assert vegas.day_of(datetime(2026, 7, 1, 10, 59, tzinfo=UTC)) == date(2026, 6, 30)  # 03:59 PDT
     with pytest.raises(DomainError, match="quarter hour"):
-        GamingDay.from_settings("UTC", "06:10")
+        GamingDay.of("UTC", "06:10")
     with pytest.raises(DomainError, match="unknown time zone"):
-        GamingDay.from_settings("Mars/Olympus_Mons")
+        load_settings().gaming_day("Mars/Olympus_Mons")
     with pytest.raises(DomainError, match="HH:MM"):
-        GamingDay.from_settings("UTC", "six")
+        GamingDay.of("UTC", "six")
