@@ -7,7 +7,9 @@
   (the ``expected_version`` it sent, or another writer won the race); ``idempotency_key_reused``:
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
-  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
+  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema, or the
+  body is not strict JSON (strict_input.py); ``idempotency_key_reused``: the key was used on this
+  table for another request (idempotency.py).
 - 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the database
   cannot be reached or cannot write (stopped, cut off, a full disk, a read-only file), with
   ``Retry-After``; one log line each, no traceback.
