@@ -20,11 +20,17 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_log"
 
 
 @pytest.fixture
-def legacy(tmp_path: Path) -> str:
-    """A copy beside the scratch folder (the reading commands build projections in it)."""
+def legacy(tmp_path: Path, paigow: Run) -> str:
+    """A copy beside the scratch folder (the reading commands build projections in it), brought
+    to today's schema as an operator does after installing new code (`paigow db upgrade`; the
+    revisions since the fixture was made, 0006_pg_roles, change nothing on SQLite but the
+    recorded revision): the events, their bytes and their hashes are untouched."""
     for name in ("seed1_200.db", "seed1_200.db.signing-key.pub"):
         shutil.copy(FIXTURE / name, tmp_path / name)
-    return f"sqlite:///{tmp_path / 'seed1_200.db'}"
+    url = f"sqlite:///{tmp_path / 'seed1_200.db'}"
+    upgraded = paigow("db", "upgrade", "--db", url)
+    assert upgraded.returncode == 0, upgraded.stderr
+    return url
 
 
 def _without_timing(record: dict[str, object]) -> dict[str, object]:
