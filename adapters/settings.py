@@ -51,6 +51,12 @@ class Settings(BaseSettings):
     tz: str = "UTC"
     #: The gaming day's cut-off, HH:MM on a quarter hour.
     gaming_day_cutoff: str = "06:00"
+    #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
+    #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
+    db_retry_s: float = Field(default=2.0, ge=0, le=600)
+    #: R4: seconds the system clock may drift from the monotonic clock between two readings of
+    #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
+    clock_step_tolerance: float = 2.0
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
@@ -59,7 +65,7 @@ class Settings(BaseSettings):
     #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
     http_fast_path: bool = True
     #: PostgreSQL: the role that owns the schema, and the role the service logs in as (read and
-    #: append only); ``paigow db upgrade`` creates both (migration 0006, docs/operations.md).
+    #: append only); ``paigow db upgrade`` creates both (migration 0007, docs/operations.md).
     pg_owner_role: str = Field(default="paigow_owner", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
     pg_service_role: str = Field(default="paigow_service", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -73,6 +79,13 @@ class Settings(BaseSettings):
     @classmethod
     def _any_case(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
+
+    @field_validator("clock_step_tolerance")
+    @classmethod
+    def _not_negative(cls, value: float) -> float:
+        if not value >= 0 or value == float("inf"):  # NaN and infinity too
+            raise ValueError("a number of seconds, 0 or more")
+        return value
 
     @field_validator("tz")
     @classmethod

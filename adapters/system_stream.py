@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from adapters.clock import ClockStep
 from eventlog.envelope import NewEvent
 from eventlog.system_events import (
     SYSTEM_STREAM,
+    ClockAdjusted,
     CommandsRefused,
     RoundVoidedNoted,
     RulesProfileChanged,
@@ -27,7 +29,7 @@ from eventlog.system_events import (
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore
+from table_core.ports import ConcurrencyError, EventStore, RecordedEvent
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
@@ -45,7 +47,7 @@ class SystemStream:
         # would answer the second with the first one's events (an idempotent retry), silently.
         self._instance = secrets.token_hex(4)
 
-    def append(self, events: Sequence[Any]) -> None:
+    def append(self, events: Sequence[Any]) -> list[RecordedEvent]:
         if self._version is None:
             self._version = self.store.stream_version(SYSTEM_STREAM)
         new = [
@@ -59,10 +61,11 @@ class SystemStream:
             for e in events
         ]
         at = events[0].at.isoformat()
+        recorded: list[RecordedEvent] = []
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
             command_id = f"system:{self._version + 1}:{at}:{self._instance}"
             try:
-                self.store.append(SYSTEM_STREAM, self._version, new, command_id)
+                recorded = self.store.append(SYSTEM_STREAM, self._version, new, command_id)
                 break
             except ConcurrencyError:
                 # Another service instance wrote meanwhile (workers starting or stopping
@@ -71,6 +74,7 @@ class SystemStream:
                     raise
                 self._version = self.store.stream_version(SYSTEM_STREAM)
         self._version += len(new)
+        return recorded
 
     def started(
         self, now: datetime, version: str, store_name: str, schema_revision: str | None
@@ -82,6 +86,24 @@ class SystemStream:
                 StoreOpened(at=now, store=store_name, schema_revision=schema_revision),
             ]
         )
+
+    def clock_adjusted(
+        self, step: ClockStep, tolerance_ms: int, table_id: str | None = None
+    ) -> int:
+        """R4: the clock stepped (``step``); returns the global position recorded."""
+        recorded = self.append(
+            [
+                ClockAdjusted(
+                    at=step.new,
+                    old_time=step.old,
+                    new_time=step.new,
+                    detected=step.detected,
+                    tolerance_ms=tolerance_ms,
+                    table_id=table_id,
+                )
+            ]
+        )
+        return recorded[-1].position
 
     def stopped(self, now: datetime) -> None:
         self.append([ServiceStopped(at=now)])

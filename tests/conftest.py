@@ -20,7 +20,7 @@ settings.load_profile("paigow")
 
 
 # --- PostgreSQL roles --------------------------------------------------------------------------
-# Migration 0006 creates an owner role and a service role; roles are cluster-wide, so each run of
+# Migration 0007 creates an owner role and a service role; roles are cluster-wide, so each run of
 # the suite names its own (children inherit the variables) and drops them at its end; those of a
 # killed run (its pid gone) at the start of the next. Never the server's other roles.
 ROLE_PREFIX = "paigow_t_"

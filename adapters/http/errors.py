@@ -14,6 +14,12 @@
   cannot be reached or cannot write (stopped, cut off, a full disk, a read-only file), with
   ``Retry-After``; one log line each, no traceback.
 
+
+  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
+- 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the store
+  refused, or (with ``Retry-After``) no database primary answered within the store's retries (a
+  failover: send the same ``Idempotency-Key`` again after that many seconds).
+
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
 """
@@ -42,6 +48,7 @@ from table_core.ports import (
     ConcurrencyError,
     InvalidEvent,
     StoreError,
+    StoreUnavailable,
 )
 from table_core.table import NotAllowed, WrongState
 
@@ -150,6 +157,14 @@ def _store_outage(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+def _store_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StoreUnavailable)
+    log.warning("store_unavailable", error=str(exc))
+    answer = problem(503, "store_unavailable", f"{exc}: retry with the same Idempotency-Key")
+    answer.headers["Retry-After"] = str(exc.retry_after)
+    return answer
+
+
 def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
     # The core built an event its own model refuses (a value the request schema let through):
     # decide raised before anything was appended, so it is the caller's input, not a crash.
@@ -199,6 +214,7 @@ HANDLERS: dict[type[Exception], Any] = {
     CommandIdConflict: _command_id_conflict,
     InvalidEvent: _invalid_event,
     StoreError: _store_error,
+    StoreUnavailable: _store_unavailable,
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
     StarletteHTTPException: _http_exception,

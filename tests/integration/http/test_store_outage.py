@@ -111,8 +111,11 @@ def _buy_ins(base: str, token: str, count: int, answers: list[tuple[int, Any, An
 
 
 def test_postgresql_cut_and_restored_under_load_answers_only_503(
-    pg_url: str, capfd: pytest.CaptureFixture[str]
+    pg_url: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The store retries a lost connection this long before answering unavailable (failover.py):
+    # the cut below lasts longer, so the answers of a real outage show.
+    monkeypatch.setenv("PAIGOW_DB_RETRY_S", "1")
     migrate.upgrade(pg_url)
     real = make_url(pg_url)
     proxy = CuttableProxy(real.host or "127.0.0.1", real.port or 5432)
@@ -128,7 +131,7 @@ def test_postgresql_cut_and_restored_under_load_answers_only_503(
             while len(answers) < 10:
                 time.sleep(0.01)
             proxy.cut()
-            time.sleep(1.5)
+            time.sleep(3.5)
             cut_answers = len(answers)
             proxy.restore()
             load.join(timeout=120)

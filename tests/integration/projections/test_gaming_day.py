@@ -73,11 +73,19 @@ def test_rounds_either_side_of_the_cut_off_count_on_their_own_gaming_day(tmp_pat
     _evening(store)
     runner = ProjectionRunner(store)
     thirteenth = report(runner, date(2026, 3, 13), PARIS)["accounting"][0]
-    assert (thirteenth["rounds_played"], thirteenth["drop"], thirteenth["win"]) == (1, 1_000, -950)
-    assert thirteenth["rounds_voided"] == 0 and thirteenth["hold_pct"] == "-95.00"
+    assert (thirteenth["rounds_played"], thirteenth["handle"], thirteenth["win"]) == (
+        1,
+        1_000,
+        -950,
+    )
+    assert thirteenth["rounds_voided"] == 0 and thirteenth["hold_pct"] == "-9.50"  # / drop 10,000
     fourteenth = report(runner, date(2026, 3, 14), PARIS)["accounting"][0]
-    assert (fourteenth["rounds_played"], fourteenth["drop"], fourteenth["win"]) == (1, 2_000, 2_000)
-    assert fourteenth["rounds_voided"] == 1 and fourteenth["hold_pct"] == "100.00"
+    assert (fourteenth["rounds_played"], fourteenth["handle"], fourteenth["win"]) == (
+        1,
+        2_000,
+        2_000,
+    )
+    assert fourteenth["rounds_voided"] == 1 and fourteenth["hold_pct"] is None  # no drop that day
     # In UTC with the same 06:00 cut-off, all three are on the 13th (04:40..05:10 UTC).
     every = report(runner, None, "UTC")["accounting"]
     assert [(r["gaming_day"], r["rounds_played"], r["rounds_voided"]) for r in every] == [
@@ -85,7 +93,7 @@ def test_rounds_either_side_of_the_cut_off_count_on_their_own_gaming_day(tmp_pat
     ]
     # Every day listed: the two Paris gaming days, in order.
     paris = report(runner, None, PARIS)["accounting"]
-    assert [(r["gaming_day"], r["drop"]) for r in paris] == [
+    assert [(r["gaming_day"], r["handle"]) for r in paris] == [
         ("2026-03-13", 1_000),
         ("2026-03-14", 2_000),
     ]
@@ -111,7 +119,7 @@ def test_the_report_of_today_follows_the_clock_across_the_cut_off(
     assert status == 0
     out = json.loads(capsys.readouterr().out)
     assert out["gaming_day"] == today and out["timezone"] == PARIS and out["cutoff"] == "06:00"
-    assert out["accounting"][0]["drop"] == drop
+    assert out["accounting"][0]["handle"] == drop
 
 
 def test_a_gaming_day_across_the_change_to_summer_time_lasts_23_hours() -> None:

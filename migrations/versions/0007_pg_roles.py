@@ -1,8 +1,8 @@
 """PostgreSQL: least privilege. An owner role owns the schema and everything in it; a service role
 may only read and append.
 
-Revision ID: 0006_pg_roles
-Revises: 0005_pg_append_call
+Revision ID: 0007_pg_roles
+Revises: 0006_books
 Create Date: 2026-12-01
 
 Issue 17: an insider with the service's login must not be able to change history with plain SQL.
@@ -35,8 +35,8 @@ import re
 import sqlalchemy as sa
 from alembic import context, op
 
-revision = "0006_pg_roles"
-down_revision = "0005_pg_append_call"
+revision = "0007_pg_roles"
+down_revision = "0006_books"
 branch_labels = None
 depends_on = None
 
@@ -57,6 +57,8 @@ PROJECTIONS = (
     "proj_round_seats",
     "proj_accounting",
     "proj_accounting_side_bets",
+    "proj_tables",
+    "proj_books_days",
 )
 FUNCTIONS = (
     "paigow_append_only()",
