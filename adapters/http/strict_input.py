@@ -19,6 +19,7 @@ from typing import Any
 
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
 
 from adapters import strict_json
 
@@ -37,27 +38,46 @@ def _refused(loc: tuple[Any, ...], msg: str, kind: str) -> RequestValidationErro
     return RequestValidationError([{"loc": ("body", *loc), "msg": msg, "type": kind}])
 
 
-def _converted(given: Any, dumped: Any, loc: tuple[Any, ...]) -> tuple[Any, ...] | None:
+def _child(obj: Any, key: Any) -> Any:
+    if isinstance(obj, BaseModel):
+        return getattr(obj, key, None)
+    if isinstance(obj, dict):
+        return obj.get(key)
+    if isinstance(obj, list | tuple) and isinstance(key, int) and key < len(obj):
+        return obj[key]
+    return None
+
+
+def _scalars(values: list[Any]) -> list[tuple[str, Any]] | None:
+    """The list's members as sortable (type, value) pairs, or ``None`` if one is not a scalar."""
+    if not all(isinstance(v, str | int | float | bool) for v in values):
+        return None
+    return sorted((type(v).__name__, v) for v in values)
+
+
+def _converted(given: Any, dumped: Any, loc: tuple[Any, ...], obj: Any) -> tuple[Any, ...] | None:
     """Where ``given`` (the parsed body) differs in type or value from ``dumped`` (the model's
-    JSON), or ``None``. Only the keys the caller gave are compared (defaults fill the rest)."""
+    JSON; ``obj`` the model's value there), or ``None``. Only the keys the caller gave are
+    compared (defaults fill the rest); a key the model's JSON leaves out (a default it does not
+    write) is compared with the model's value itself."""
     if isinstance(given, dict):
         if not isinstance(dumped, dict):
             return loc
         for key, value in given.items():
-            if key not in dumped:
-                return (*loc, key)
-            found = _converted(value, dumped[key], (*loc, key))
+            child = _child(obj, key)
+            back = dumped[key] if key in dumped else to_jsonable_python(child)
+            found = _converted(value, back, (*loc, key), child)
             if found is not None:
                 return found
         return None
     if isinstance(given, list):
         if not isinstance(dumped, list) or len(given) != len(dumped):
             return loc
-        pairs = list(zip(given, dumped, strict=True))
-        if all(isinstance(v, str) for v in given) and sorted(given) == sorted(dumped):
-            return None  # a set's members, which the model keeps in its own order
-        for index, (value, back) in enumerate(pairs):
-            found = _converted(value, back, (*loc, index))
+        mine = _scalars(given)
+        if mine is not None and mine == _scalars(dumped):
+            return None  # the same members, which the model keeps in its own order
+        for index, (value, back) in enumerate(zip(given, dumped, strict=True)):
+            found = _converted(value, back, (*loc, index), _child(obj, index))
             if found is not None:
                 return found
         return None
@@ -69,6 +89,12 @@ def _converted(given: Any, dumped: Any, loc: tuple[Any, ...]) -> tuple[Any, ...]
 def _walk(value: Any, loc: tuple[Any, ...]) -> Any:
     for part in loc:
         value = value[part]
+    return value
+
+
+def _walk_model(value: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc:
+        value = _child(value, part)
     return value
 
 
@@ -89,10 +115,10 @@ def strict_body(model: type[BaseModel], raw: bytes) -> Any:
                 for e in error.errors(include_url=False)
             ]
         ) from None
-    where = _converted(data, body.model_dump(mode="json"), ())
+    where = _converted(data, body.model_dump(mode="json"), (), body)
     if where is not None:
         given = _walk(data, where)
-        wanted = _walk(body.model_dump(mode="json"), where)
+        wanted = to_jsonable_python(_walk_model(body, where))
         if type(given) is type(wanted):
             message = f"{given!r} is not written as the schema keeps it ({wanted!r})"
         else:

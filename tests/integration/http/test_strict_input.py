@@ -54,6 +54,12 @@ REFUSED: list[tuple[str, bytes, list[Any], str]] = [
         "strict_type",
     ),
     (
+        "/rules",
+        b'{"rules": {"version": 2, "denominations": ["100", "500"]}, "reason": "x"}',
+        ["body", "rules", "denominations", 0],
+        "strict_type",
+    ),
+    (
         "/round/bank/accept",
         b'{"player_id": "ana", "co_bank": 1}',
         ["body", "co_bank"],
@@ -122,6 +128,12 @@ def test_the_same_bodies_written_plainly_go_through() -> None:
     api = build_api(InMemoryEventStore(Signer.generate()), MemoryKeyStore())
     open_table(api, (1, "ana", 100_000))
     api.ok("floor", "/rules", {"rules": {"version": 2, "co_bank": False}, "reason": "é ok"})
+    # Members the model keeps in its own order (sorted denominations), and its defaults written
+    # out: the same values, not a conversion.
+    tray = {"version": 3, "denominations": [2_500, 100, 500]}
+    api.ok("floor", "/rules", {"rules": tray, "reason": "tray"})
+    tray = {"version": 4, "denominations": [100, 500, 2_500, 10_000]}
+    api.ok("floor", "/rules", {"rules": tray, "reason": "default tray"})
     api.ok("dealer", "/round/start")
     api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 1000})
     api.ok("floor", "/round/void", {"reason": "card exposed — re-deal (floor: Zoë)"})
