@@ -105,9 +105,26 @@ def verify_log(
         signatures_checked=source.public_key is not None,
         key_id=integrity.key_id,
         money=sorted(result.money, key=lambda m: m.table_id),
+        rounds_with_deck=sum(result.custody_ok.values()),
+        rounds_before_custody=[
+            f"{t} {_spans(numbers)}" for t, numbers in sorted(result.before_custody.items())
+        ],
     )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _spans(numbers: list[int]) -> str:
+    """Round numbers as runs: ``rounds 1-200``, ``rounds 1-3, 7``, ``round 4``."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    single = len(numbers) == 1
+    return f"round{'' if single else 's'} {text}"
 
 
 def _pass(

@@ -8,17 +8,17 @@
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
   act on; ``invalid_request``: the body, a header or a parameter does not fit the schema, or the
-  body is not strict JSON (strict_input.py); ``idempotency_key_reused``: the key was used on this
-  table for another request (idempotency.py).
-- 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the database
-  cannot be reached or cannot write (stopped, cut off, a full disk, a read-only file), with
-  ``Retry-After``; one log line each, no traceback.
-
-
-  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
-- 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the store
-  refused, or (with ``Retry-After``) no database primary answered within the store's retries (a
-  failover: send the same ``Idempotency-Key`` again after that many seconds).
+  body is not strict JSON (strict_input.py; a body FastAPI's reader fails on, 1,000-deep or a
+  4,300-digit number, too); ``idempotency_key_reused``: the key was used on this table for
+  another request (idempotency.py).
+- 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
+  path or method no route knows: the same shape, not Starlette's plain text.
+- 503 ``commands_refused``: the store failed verification; ``read_only``: the server was started
+  with ``--read-only`` (no usable signing key); ``not_ready`` (``/ready``); ``store_unavailable``:
+  the store refused, or (with ``Retry-After``) no database primary answered within the store's
+  retries (a failover: send the same ``Idempotency-Key`` again after that many seconds), or the
+  database cannot be reached or cannot write (a driver's own error: stopped, cut off, a full disk,
+  a read-only SQLite file), with ``Retry-After``; one log line each, never a traceback.
 
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
@@ -33,14 +33,13 @@ import psycopg
 import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
-from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.exceptions import HTTPException
 
 from adapters.logging import get_logger
-from adapters.service import StoreUnverified
+from adapters.service import ServiceReadOnly, StoreUnverified
 from adapters.store.outage import RETRY_AFTER_S, describe
 from table_core.errors import DomainError
 from table_core.ports import (
@@ -92,8 +91,6 @@ class StaleVersion(ApiProblem):
 def problem(status: int, error: str, message: str, **extra: Any) -> JSONResponse:
     body = {"error": error, "message": message, **extra}
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    if status == 503:
-        headers = {"Retry-After": str(RETRY_AFTER_S)}
     return JSONResponse(jsonable_encoder(body), status_code=status, headers=headers)
 
 
@@ -115,6 +112,36 @@ def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
 def _store_unverified(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StoreUnverified)
     return problem(503, "commands_refused", exc.message)
+
+
+def _read_only(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceReadOnly)
+    return problem(503, "read_only", exc.message)
+
+
+#: Starlette's own refusals (no route, a method the route does not take), by status.
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def _http_exception(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 400:
+        # FastAPI's JSON reader failed on the body (1,000-deep, a 4,300-digit number: "There was
+        # an error parsing the body"): the 422 every other unreadable body gets.
+        message = "the body is not JSON this API reads (nested too deep, or a number too long)"
+        detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}]
+        return problem(422, "invalid_request", message, detail=detail)
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    if exc.status_code == 404:
+        message = f"no route {request.method} {request.url.path}: see /docs"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    response = problem(exc.status_code, code, message)
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
 
 
 def _concurrency(_request: Request, exc: Exception) -> JSONResponse:
@@ -148,20 +175,23 @@ def _store_error(_request: Request, exc: Exception) -> JSONResponse:
     return problem(503, "store_unavailable", f"the event store refused: {exc}")
 
 
-def _store_outage(_request: Request, exc: Exception) -> JSONResponse:
-    # The database is down, cut off, full or read-only: one line, no traceback, and the same
-    # answer for every request until it is back (a retry with the same key is then safe).
-    log.error("store_unavailable", error=describe(exc), kind=type(exc).__name__)
-    return problem(
-        503, "store_unavailable", "the event store cannot be reached or cannot write: try again"
-    )
-
-
 def _store_unavailable(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StoreUnavailable)
     log.warning("store_unavailable", error=str(exc))
     answer = problem(503, "store_unavailable", f"{exc}: retry with the same Idempotency-Key")
     answer.headers["Retry-After"] = str(exc.retry_after)
+    return answer
+
+
+def _store_outage(_request: Request, exc: Exception) -> JSONResponse:
+    # The database is down, cut off, full or read-only (a driver's error no store turned into
+    # StoreUnavailable): one line, no traceback, the same answer for every request until it is
+    # back (a retry with the same key is then safe).
+    log.error("store_unavailable", error=describe(exc), kind=type(exc).__name__)
+    answer = problem(
+        503, "store_unavailable", "the event store cannot be reached or cannot write: try again"
+    )
+    answer.headers["Retry-After"] = str(RETRY_AFTER_S)
     return answer
 
 
@@ -191,24 +221,14 @@ def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
     return problem(422, "invalid_request", "; ".join(parts) or "invalid request", detail=detail)
 
 
-async def _http_exception(request: Request, exc: Exception) -> Any:
-    """FastAPI's own refusals as it answers them, except a body its JSON reader failed on
-    (1,000-deep, a 4,300-digit number: "There was an error parsing the body", 400), which is
-    the 422 ``invalid_request`` every other unreadable body gets."""
-    assert isinstance(exc, StarletteHTTPException)
-    if exc.status_code == 400:
-        message = "the body is not JSON this API reads (nested too deep, or a number too long)"
-        detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}]
-        return problem(422, "invalid_request", message, detail=detail)
-    return await http_exception_handler(request, exc)
-
-
 #: The handler of each error class. Starlette picks the handler of the most specific class in the
 #: exception's MRO, so StoreUnverified (a DomainError) and the store errors' subclasses get their
 #: own; ``handler_for`` picks the same way for the fast path (fast.py).
 HANDLERS: dict[type[Exception], Any] = {
     ApiProblem: _api_problem,
     StoreUnverified: _store_unverified,
+    ServiceReadOnly: _read_only,
+    HTTPException: _http_exception,
     DomainError: _domain_error,
     ConcurrencyError: _concurrency,
     CommandIdConflict: _command_id_conflict,
@@ -217,7 +237,6 @@ HANDLERS: dict[type[Exception], Any] = {
     StoreUnavailable: _store_unavailable,
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
-    StarletteHTTPException: _http_exception,
     sqlite3.OperationalError: _store_outage,
     psycopg.OperationalError: _store_outage,
     psycopg.InterfaceError: _store_outage,
