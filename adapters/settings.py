@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     #: R4: seconds the system clock may drift from the monotonic clock between two readings of
     #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
     clock_step_tolerance: float = 2.0
+    #: R18: days the log is kept before ``paigow purge`` may remove it (the jurisdiction's
+    #: retention; 1826 days, five years, by default).
+    retention_days: int = Field(default=1826, ge=1, le=36_500)
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None

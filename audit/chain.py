@@ -215,7 +215,19 @@ class Integrity:
         )
 
     def finish(self) -> list[Finding]:
-        """After the last row: checkpoints beyond the end mean the tail of the log was removed."""
+        """After the last row: checkpoints beyond the end mean the tail of the log was removed;
+        a log that starts after position 1 needs the ``range_purged`` event of its purge (R18)."""
+        missing = self.chain.boundary_finding()
+        if missing is not None:
+            self.findings.append(
+                Finding(
+                    kind="integrity",
+                    clause="chain.sequence",
+                    message=f"global position {missing.position} is missing: {missing.detail}",
+                    position=missing.position,
+                )
+            )
+            self.chain.boundary = None
         end = self.chain.position
         for checkpoint in self._checkpoints[self._next :]:
             self._checkpoint_finding(
