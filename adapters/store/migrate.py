@@ -93,8 +93,15 @@ def create_sqlite(url: URL) -> str:
     path = Path(url.database or "")
     folder = path.parent
     prefix = _CREATING.format(name=path.name)
-    _remove_abandoned(folder, prefix)
-    descriptor, temporary = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", dir=folder)
+    try:
+        _remove_abandoned(folder, prefix)
+        descriptor, temporary = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", dir=folder)
+    except OSError as error:  # no such folder, or not writable: one line, as the driver's are
+        raise StoreError(
+            f"cannot open the database at {url.render_as_string(hide_password=True)}: "
+            f"{error.strerror} ({folder}); check that the path is a paigow database, its folder "
+            "exists and is writable"
+        ) from None
     os.close(descriptor)
     try:
         revision = _upgrade(url.set(database=temporary).render_as_string(hide_password=False))
