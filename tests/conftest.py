@@ -72,7 +72,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # --- PostgreSQL roles --------------------------------------------------------------------------
-# Migration 0007 creates an owner role and a service role; roles are cluster-wide, so each run of
+# Migration 0008 creates an owner role and a service role; roles are cluster-wide, so each run of
 # the suite names its own (children inherit the variables) and drops them at its end; those of a
 # killed run (its pid gone) at the start of the next. Never the server's other roles. Under
 # pytest-xdist the controller names them before its workers start (they inherit the variables

@@ -30,7 +30,7 @@ def alembic_config(url: str | None = None, connection: Connection | None = None)
     if connection is not None:
         config.attributes["connection"] = connection
     settings = load_settings()
-    # Migration 0007 creates these PostgreSQL roles (cluster-wide names: a setting each).
+    # Migration 0008 creates these PostgreSQL roles (cluster-wide names: a setting each).
     config.attributes["pg_roles"] = (settings.pg_owner_role, settings.pg_service_role)
     return config
 

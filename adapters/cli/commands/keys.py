@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-ROLES = ("dealer", "floor", "cage", "auditor")
+ROLES = ("dealer", "floor", "cage", "auditor", "count")
 
 
 def register(subparsers: Any) -> None:

@@ -1,4 +1,4 @@
-"""Least privilege on PostgreSQL (issue 17, migration 0007): ``paigow serve``, ``simulate``,
+"""Least privilege on PostgreSQL (issue 17, migration 0008): ``paigow serve``, ``simulate``,
 ``report`` and ``audit verify`` run as the service role (log in as it: SELECT and INSERT on the
 audit trail), a full round goes through over HTTP, and every statement an insider with that login
 would use to change history is refused by the server itself."""

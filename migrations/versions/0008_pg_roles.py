@@ -1,8 +1,8 @@
 """PostgreSQL: least privilege. An owner role owns the schema and everything in it; a service role
 may only read and append.
 
-Revision ID: 0007_pg_roles
-Revises: 0006_books
+Revision ID: 0008_pg_roles
+Revises: 0007_ratings
 Create Date: 2026-12-01
 
 Issue 17: an insider with the service's login must not be able to change history with plain SQL.
@@ -35,8 +35,8 @@ import re
 import sqlalchemy as sa
 from alembic import context, op
 
-revision = "0007_pg_roles"
-down_revision = "0006_books"
+revision = "0008_pg_roles"
+down_revision = "0007_ratings"
 branch_labels = None
 depends_on = None
 
@@ -59,6 +59,8 @@ PROJECTIONS = (
     "proj_accounting_side_bets",
     "proj_tables",
     "proj_books_days",
+    "proj_ratings",
+    "proj_rating_tables",
 )
 FUNCTIONS = (
     "paigow_append_only()",
