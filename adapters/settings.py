@@ -76,6 +76,10 @@ class Settings(BaseSettings):
     floor_session_secret: str | None = Field(default=None, min_length=32)
     #: How long a floor page session lasts after sign-in, in minutes.
     floor_session_minutes: int = Field(default=480, ge=1, le=1440)
+    #: PostgreSQL: the role that owns the schema, and the role the service logs in as (read and
+    #: append only); ``paigow db upgrade`` creates both (migration 0008, docs/operations.md).
+    pg_owner_role: str = Field(default="paigow_owner", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+    pg_service_role: str = Field(default="paigow_service", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
 
     def pit_of(self) -> dict[str, str]:
         """The ``pits`` setting as table -> pit (adapters/projections/rollup.py)."""

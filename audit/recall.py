@@ -132,7 +132,18 @@ def render(record: dict[str, Any]) -> str:
         )
     for entry in record["events"]:
         lines.append(f"  {entry['global_position']:>8}  {_line(entry)}")
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as an escape (``\\x1b``,
+    ``\\r``, ``\\u202e``): a reason or a name recorded with an ANSI sequence or a carriage
+    return (by older code, or by an insider writing rows) cannot repaint the auditor's screen."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 def _seat(value: Any) -> str:

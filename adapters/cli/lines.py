@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
+from adapters import strict_json
 from table_core.errors import DomainError
 
 
@@ -35,9 +36,9 @@ def run_lines(lines: Iterable[str], out: TextIO, handle: Callable[[str], dict[st
 
 def parse_json_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise LineError(f"not JSON: {error.msg} at column {error.colno}") from None
+        value = strict_json.loads(text)  # 1,000-deep or a 4,300-digit number: a bad line
+    except strict_json.StrictJsonError as error:
+        raise LineError(str(error)) from None
     if not isinstance(value, dict):
         raise LineError("expected a JSON object")
     return value

@@ -108,8 +108,12 @@ def _unexpected(args: argparse.Namespace, error: Exception) -> int:
     either way, naming what to rerun for the traceback."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from adapters.store.outage import describe, is_outage
+
     cause = getattr(error, "orig", None) or error
     reason = str(cause).split("\n")[0] or type(cause).__name__
+    if is_outage(error):  # stopped, cut off, a full disk, a read-only file (the driver's own too)
+        return _one_line(args, f"the event store is unavailable: {describe(error)}", 2)
     if isinstance(error, SQLAlchemyError):
         return _one_line(args, f"the database failed: {reason}", 2)
     hint = "" if args.traceback else " (`paigow --verbose …` prints the traceback)"

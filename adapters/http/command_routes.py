@@ -57,6 +57,7 @@ from adapters.http.models import (
     SlipBody,
     VoidBody,
 )
+from adapters.http.strict_input import strict_body
 from adapters.http.views import command_body
 from eventlog.system_events import SYSTEM_STREAM
 from table_core import commands as c
@@ -81,8 +82,16 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "no API key, or an unknown one"},
     403: {"model": ErrorBody, "description": "this key's role may not give this command"},
     409: {"model": ErrorBody, "description": "stale expected_version (with current_version)"},
-    422: {"model": ErrorBody, "description": "a rule refused the command (with its rule)"},
-    503: {"model": ErrorBody, "description": "the store failed verification"},
+    422: {
+        "model": ErrorBody,
+        "description": "a rule refused the command (with its rule), the body is not strict "
+        "JSON of the schema, or the Idempotency-Key was used for another request",
+    },
+    503: {
+        "model": ErrorBody,
+        "description": "the store failed verification, or cannot be reached or cannot write "
+        "(with Retry-After)",
+    },
 }
 
 #: (table id, the validated body or None, the actor, the service's time) -> the core's command.
@@ -473,6 +482,21 @@ def _endpoint(route: CommandRoute) -> Callable[..., Any]:
     return endpoint
 
 
+def _strict(route: CommandRoute) -> Callable[..., Any]:
+    """A dependency that reads the body strictly (strict_input.py) once the key was checked: a
+    refusal is the 422 the fast path hands over for, so both paths answer it the same."""
+
+    async def strict_body_check(request: Request) -> None:
+        media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != "application/json":
+            return  # FastAPI refuses the body on its own
+        raw = await request.body()
+        if raw:
+            strict_body(route.body, raw)
+
+    return strict_body_check
+
+
 for _each in ROUTE_LIST:
     router.post(
         _each.path,
@@ -480,5 +504,5 @@ for _each in ROUTE_LIST:
         summary=_each.summary,
         response_model=CommandResponse,
         responses=ERRORS,
-        dependencies=[Depends(require(_each.operation))],
+        dependencies=[Depends(require(_each.operation)), Depends(_strict(_each))],
     )(_endpoint(_each))

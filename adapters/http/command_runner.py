@@ -13,15 +13,26 @@ and voids also write the ``system`` stream, so they take one more lock). Under t
 2. The service decides and appends, all or nothing. The ``Idempotency-Key`` is the command id: a
    key already recorded answers the events it recorded and writes nothing (the service and the
    store look it up only when needed, so a first try costs no extra query).
+3. A key already recorded answers its first events only for the SAME request: the same route,
+   body and API key's actor and role (the IETF Idempotency-Key draft, section 2.7: a key reused
+   for another payload is 422). The first request is not stored as such; it is re-decided
+   instead: the core is pure, so the new request, given the table as it stood before the key's
+   events and their time, must decide exactly those events (electronic deals and dice, drawn
+   from the source, must match the recorded kind and actor). Only replays pay for this check.
+
+Locks exist only while a command holds or waits for them (``_TableLocks``): a stream of commands
+naming table ids nobody opened leaves nothing behind in memory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from adapters.http.errors import ApiProblem, StaleVersion
+from adapters.http.idempotency import other_request
 from adapters.service import CommandResult, TableService
 from table_core import commands as c
 from table_core.errors import DomainError
@@ -33,25 +44,70 @@ Build = Callable[[Actor, datetime], c.Command]
 _SYSTEM_NOTED = (c.ChangeRules, c.VoidRound)
 
 
+class _TableLocks:
+    """One lock per table id, held in the map only while a thread holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[threading.Lock, list[int]]] = {}
+        self._guard = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.contextmanager
+    def hold(self, table_id: str) -> Iterator[None]:
+        with self._guard:
+            entry = self._locks.get(table_id)
+            if entry is None:
+                entry = self._locks[table_id] = (threading.Lock(), [0])
+            entry[1][0] += 1  # users: holding or waiting
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._guard:
+                entry[1][0] -= 1
+                if entry[1][0] == 0:
+                    del self._locks[table_id]
+
+
 class CommandRunner:
     def __init__(self, service: TableService) -> None:
         self.service = service
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
+        self._locks = _TableLocks()
         self._system = threading.Lock()
 
-    def lock(self, table_id: str) -> threading.Lock:
-        with self._guard:
-            lock = self._locks.get(table_id)
-            if lock is None:
-                lock = self._locks[table_id] = threading.Lock()
-            return lock
+    def lock(self, table_id: str) -> contextlib.AbstractContextManager[None]:
+        """Hold the table's lock (``with runner.lock(table_id): ...``)."""
+        return self._locks.hold(table_id)
 
     def _replayed(self, table_id: str, key: str) -> list[RecordedEvent] | None:
         earlier = self.service.store.events_of_command(key)
         if earlier is not None:
             self._same_table(table_id, key, earlier)
         return earlier
+
+    def _same_request(
+        self,
+        table_id: str,
+        key: str,
+        records: list[RecordedEvent],
+        build: Build | None,
+        actor: Actor,
+        electronic: str | None,
+        expected: int | None,
+    ) -> None:
+        """Refuse (422) a recorded key reused for another request (the module's point 3)."""
+        why = other_request(self.service.store, table_id, records, build, actor, electronic)
+        if why is None and expected is not None and expected != records[0].version - 1:
+            why = f"it was decided at version {records[0].version - 1}, not {expected}"
+        if why is not None:
+            raise ApiProblem(
+                422,
+                "idempotency_key_reused",
+                f"Idempotency-Key {key!r} was used for another request ({why}): a key stands "
+                "for one request; use a new key for a new command",
+            )
 
     @staticmethod
     def _same_table(table_id: str, key: str, records: list[RecordedEvent]) -> None:
@@ -87,6 +143,10 @@ class CommandRunner:
                     # A retry of a command that went through carries the version it was
                     # decided on: answer its first outcome rather than a 409.
                     earlier = self._replayed(table_id, key)
+                    if earlier:
+                        self._same_request(
+                            table_id, key, earlier, build, actor, electronic, expected
+                        )
                     if earlier is not None:
                         return earlier, True
                     raise StaleVersion(expected, current)
@@ -102,8 +162,11 @@ class CommandRunner:
                 if self.service.load(table_id).table_id is None:
                     self.service.forget(table_id)  # keep no empty state for a stray table id
                 raise
-        # The service answers a refused retry with the key's first events, wherever they were.
-        self._same_table(table_id, key, result.events)
+            # The service answers a refused retry with the key's first events, wherever they
+            # were: on this table, and for this same request, or refused.
+            self._same_table(table_id, key, result.events)
+            if result.replayed and result.events:
+                self._same_request(table_id, key, result.events, build, actor, electronic, expected)
         return result.events, result.replayed
 
     def _execute(

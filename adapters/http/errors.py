@@ -7,13 +7,18 @@
   (the ``expected_version`` it sent, or another writer won the race); ``idempotency_key_reused``:
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
-  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
+  act on; ``invalid_request``: the body, a header or a parameter does not fit the schema, or the
+  body is not strict JSON (strict_input.py; a body FastAPI's reader fails on, 1,000-deep or a
+  4,300-digit number, too); ``idempotency_key_reused``: the key was used on this table for
+  another request (idempotency.py).
 - 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
   path or method no route knows: the same shape, not Starlette's plain text.
 - 503 ``commands_refused``: the store failed verification; ``read_only``: the server was started
   with ``--read-only`` (no usable signing key); ``not_ready`` (``/ready``); ``store_unavailable``:
   the store refused, or (with ``Retry-After``) no database primary answered within the store's
-  retries (a failover: send the same ``Idempotency-Key`` again after that many seconds).
+  retries (a failover: send the same ``Idempotency-Key`` again after that many seconds), or the
+  database cannot be reached or cannot write (a driver's own error: stopped, cut off, a full disk,
+  a read-only SQLite file), with ``Retry-After``; one log line each, never a traceback.
 
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
@@ -21,8 +26,11 @@ transaction, and the store refuses whole commands.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
+import psycopg
+import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -32,6 +40,7 @@ from starlette.exceptions import HTTPException
 
 from adapters.logging import get_logger
 from adapters.service import ServiceReadOnly, StoreUnverified
+from adapters.store.outage import RETRY_AFTER_S, describe
 from table_core.errors import DomainError
 from table_core.ports import (
     CommandIdConflict,
@@ -116,6 +125,12 @@ _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 def _http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
+    if exc.status_code == 400:
+        # FastAPI's JSON reader failed on the body (1,000-deep, a 4,300-digit number: "There was
+        # an error parsing the body"): the 422 every other unreadable body gets.
+        message = "the body is not JSON this API reads (nested too deep, or a number too long)"
+        detail = [{"loc": ["body"], "msg": message, "type": "json_invalid"}]
+        return problem(422, "invalid_request", message, detail=detail)
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     if exc.status_code == 404:
         message = f"no route {request.method} {request.url.path}: see /docs"
@@ -168,6 +183,18 @@ def _store_unavailable(_request: Request, exc: Exception) -> JSONResponse:
     return answer
 
 
+def _store_outage(_request: Request, exc: Exception) -> JSONResponse:
+    # The database is down, cut off, full or read-only (a driver's error no store turned into
+    # StoreUnavailable): one line, no traceback, the same answer for every request until it is
+    # back (a retry with the same key is then safe).
+    log.error("store_unavailable", error=describe(exc), kind=type(exc).__name__)
+    answer = problem(
+        503, "store_unavailable", "the event store cannot be reached or cannot write: try again"
+    )
+    answer.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return answer
+
+
 def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
     # The core built an event its own model refuses (a value the request schema let through):
     # decide raised before anything was appended, so it is the caller's input, not a crash.
@@ -210,6 +237,13 @@ HANDLERS: dict[type[Exception], Any] = {
     StoreUnavailable: _store_unavailable,
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
+    sqlite3.OperationalError: _store_outage,
+    psycopg.OperationalError: _store_outage,
+    psycopg.InterfaceError: _store_outage,
+    sqlalchemy.exc.OperationalError: _store_outage,
+    sqlalchemy.exc.InterfaceError: _store_outage,
+    sqlalchemy.exc.TimeoutError: _store_outage,
+    sqlalchemy.exc.DisconnectionError: _store_outage,
 }
 
 

@@ -25,8 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-from pydantic import ValidationError
+from fastapi.exceptions import RequestValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -41,6 +40,7 @@ from adapters.http.command_routes import (
 from adapters.http.errors import handler_for
 from adapters.http.models import TABLE_ID_PATTERN
 from adapters.http.rights import RIGHTS
+from adapters.http.strict_input import strict_body
 from table_core.events import Actor
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
@@ -172,10 +172,10 @@ def _command_of(
     if headers.get(b"content-type") != b"application/json":
         return None
     try:
-        # FastAPI parses with the standard library then validates in Python mode: so does this.
-        # orjson refuses what the standard library would read differently (NaN, huge integers).
-        model = route.body.model_validate(orjson.loads(body))
-    except (orjson.JSONDecodeError, ValidationError):
+        # Read as the endpoint's strict check reads it (strict_input.py): a refusal is FastAPI's
+        # to answer, with the same 422.
+        model = strict_body(route.body, body)
+    except RequestValidationError:
         return None
     return token, key, model
 

@@ -153,9 +153,15 @@ def postgres_engine(url: URL, pool_size: int = 5) -> Engine:
 def _check_revision(engine: Engine, url: URL) -> None:
     with engine.connect() as connection:
         current = migrate.current_revision(connection)
+        half = current is None and migrate.half_made(connection)
     head = migrate.head_revision()
+    shown = url.render_as_string(hide_password=True)
+    if half:
+        raise StoreError(
+            f"{shown} has tables but no schema revision: its creation was killed half-way; "
+            "move it away (it was never usable) and start again"
+        )
     if current != head:
-        shown = url.render_as_string(hide_password=True)
         raise StoreError(
             f"the database schema is at {current or 'nothing'}, this code needs {head}: "
             f"run `paigow db upgrade --db {shown}`"
@@ -232,11 +238,10 @@ def _open_sqlite(
         raise missing
     path = Path(database)
     new = not path.exists() or path.stat().st_size == 0
-    if new:
-        migrate.upgrade(parsed.render_as_string(hide_password=False))
+    if new:  # atomic: a whole database under this name, or none (migrate.create_sqlite)
+        migrate.create_sqlite(parsed)
     engine = sqlite_engine(parsed)
-    if not new:
-        _check_revision(engine, parsed)
+    _check_revision(engine, parsed)
     private_path, public_path = key_paths(path)
     public_key = None
     if signer is None and private_path.exists():

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, create_engine, pool
+from sqlalchemy import Connection, create_engine, inspect, pool
+from sqlalchemy.engine import URL, make_url
+
+from adapters.settings import load_settings
+from table_core.ports import StoreError
 
 # migrations/ sits at the repository root, beside adapters/ (editable install).
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
@@ -22,6 +29,9 @@ def alembic_config(url: str | None = None, connection: Connection | None = None)
         config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     if connection is not None:
         config.attributes["connection"] = connection
+    settings = load_settings()
+    # Migration 0008 creates these PostgreSQL roles (cluster-wide names: a setting each).
+    config.attributes["pg_roles"] = (settings.pg_owner_role, settings.pg_service_role)
     return config
 
 
@@ -36,13 +46,100 @@ def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
+def half_made(connection: Connection) -> bool:
+    """Tables but no schema revision: a database whose creation was killed half-way by code
+    before issue 17 (creation is atomic now). Neither usable nor upgradable as it stands."""
+    return current_revision(connection) is None and inspect(connection).has_table("events")
+
+
 def upgrade(url: str) -> str:
-    """Bring the database at ``url`` to the head revision; returns that revision."""
+    """Bring the database at ``url`` to the head revision; returns that revision. A new SQLite
+    file is created atomically (:func:`create_sqlite`)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
+        path = Path(parsed.database)
+        if not path.exists() or path.stat().st_size == 0:
+            return create_sqlite(parsed)
+    return _upgrade(url)
+
+
+def _upgrade(url: str) -> str:
     engine = create_engine(url, poolclass=pool.NullPool)
     try:
         with engine.begin() as connection:
+            if half_made(connection):
+                shown = make_url(url).render_as_string(hide_password=True)
+                raise StoreError(
+                    f"{shown} has tables but no schema revision: its creation was killed "
+                    "half-way; move it away (it was never usable) and start again"
+                )
             command.upgrade(alembic_config(connection=connection), "head")
             revision = current_revision(connection)
     finally:
         engine.dispose()
     return revision or ""
+
+
+#: A SQLite file being created: ``.<name>.creating-<pid>-<random>`` beside it.
+_CREATING = ".{name}.creating-"
+
+
+def create_sqlite(url: URL) -> str:
+    """Create the SQLite file of ``url`` at the head revision, atomically: migrated under a
+    temporary name in the same folder, made durable, then linked to its name, so a process
+    killed at any moment (``kill -9``) leaves either no database or a whole one, never tables
+    without ``alembic_version``. If another process created the file meanwhile, its file is
+    kept (it was made the same way). Temporary files of dead processes are removed."""
+    path = Path(url.database or "")
+    folder = path.parent
+    prefix = _CREATING.format(name=path.name)
+    try:
+        _remove_abandoned(folder, prefix)
+        descriptor, temporary = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", dir=folder)
+    except OSError as error:  # no such folder, or not writable: one line, as the driver's are
+        raise StoreError(
+            f"cannot open the database at {url.render_as_string(hide_password=True)}: "
+            f"{error.strerror} ({folder}); check that the path is a paigow database, its folder "
+            "exists and is writable"
+        ) from None
+    os.close(descriptor)
+    try:
+        revision = _upgrade(url.set(database=temporary).render_as_string(hide_password=False))
+        _fsync(temporary)
+        if path.exists() and path.stat().st_size == 0:
+            os.replace(temporary, path)  # an empty file (touched, or made by a bare connect)
+        else:
+            with contextlib.suppress(FileExistsError):
+                os.link(temporary, path)  # never over a file another process just made
+        _fsync(folder)
+    finally:
+        for leftover in (temporary, f"{temporary}-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
+    return revision
+
+
+def _fsync(name: str | Path) -> None:
+    descriptor = os.open(name, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _remove_abandoned(folder: Path, prefix: str) -> None:
+    for leftover in folder.glob(f"{prefix}*"):
+        pid = leftover.name[len(prefix) :].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from adapters import strict_json
 from adapters.cli.lines import run_lines
 from adapters.cli.progress import Progress
 from table_core.cards import cards_text, parse_cards
@@ -66,14 +67,12 @@ def load_pay_table(bet: str, name: str | None, path: Path | None) -> PayTable:
     if name is not None:
         raise ConfigurationError("give --pay-table or --pay-table-file, not both")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = strict_json.loads(path.read_bytes())
         table = PayTable.model_validate(data)
     except OSError as error:
         raise ConfigurationError(f"cannot read {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise ConfigurationError(
-            f"{path} is not JSON: {error.msg} at line {error.lineno}"
-        ) from None
+    except strict_json.StrictJsonError as error:  # 1,000-deep, a 4,300-digit number: refused
+        raise ConfigurationError(f"{path} is not a pay table: {error}") from None
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'table'}: "

@@ -78,6 +78,22 @@ def _requests(tokens: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
         "/round/bet",
         {"body": {"player_id": "ana", "amount": 1, "x": 1}, "headers": h("dealer", "e")},
     )
+    # Strict input (issue 17): read two ways, converted, or holding a control character.
+    for raw in (
+        b'{"player_id": "ana", "amount": 1000, "amount": 2000}',
+        '{"player_id": "ana", "amount": 1000}'.encode("utf-16"),
+        b'{"player_id": "ana", "amount": ' + b"9" * 4300 + b"}",
+        b'{"player_id": "ana", "amount": ' + b"[" * 1000 + b"]" * 1000 + b"}",
+    ):
+        yield "/round/bet", {"raw": raw, "headers": h("dealer", "strict-bet", **JSON)}
+    yield "/seat", {"body": {"seat": "4", "player_id": "cy"}, "headers": h("dealer", "strict-s")}
+    yield "/open", {"body": {"rules": {"co_bank": 0}}, "headers": h("floor", "strict-open")}
+    yield (
+        "/round/bank/accept",
+        {"body": {"player_id": "ana", "co_bank": 1}, "headers": h("dealer", "strict-bank")},
+    )
+    for reason in ("\x1b[2Jwiped", "a\rb", "nul\x00"):
+        yield "/round/void", {"body": {"reason": reason}, "headers": h("floor", "strict-void")}
     # The round.
     yield "/round/start", {"headers": h("dealer", "start-1")}
     yield (

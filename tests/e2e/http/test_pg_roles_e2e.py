@@ -1,0 +1,164 @@
+"""Least privilege on PostgreSQL (issue 17, migration 0008): ``paigow serve``, ``simulate``,
+``report`` and ``audit verify`` run as the service role (log in as it: SELECT and INSERT on the
+audit trail), a full round goes through over HTTP, and every statement an insider with that login
+would use to change history is refused by the server itself."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+from sqlalchemy.engine import make_url
+
+from adapters.http.keys import key_store_for
+from adapters.store import migrate, open_store
+from adapters.store.signing import Signer
+from tests.e2e.conftest import PAIGOW
+from tests.e2e.http.test_http_e2e import free_port
+from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+
+TABLE = "PG-R"
+
+#: What an insider with the service's login tries, and the server's refusal of each.
+FORBIDDEN = [
+    ("UPDATE events SET payload = payload", "permission denied for table events"),
+    ("DELETE FROM events", "permission denied for table events"),
+    ("TRUNCATE events", "permission denied for table events"),
+    ("UPDATE event_log SET hash = hash", "permission denied for table event_log"),
+    ("DELETE FROM event_log", "permission denied for table event_log"),
+    ("DELETE FROM checkpoints", "permission denied for table checkpoints"),
+    ("UPDATE checkpoints SET signature = signature", "permission denied for table checkpoints"),
+    ("TRUNCATE checkpoints", "permission denied for table checkpoints"),
+    ("DELETE FROM commands", "permission denied for table commands"),
+    ("DELETE FROM sequencer_queue", "permission denied for table sequencer_queue"),
+    ("DROP TRIGGER checkpoints_append_only ON checkpoints", "must be owner of relation"),
+    ("ALTER TABLE events DISABLE TRIGGER ALL", "must be owner of table events"),
+    ("ALTER TABLE checkpoints DISABLE TRIGGER checkpoints_append_only", "must be owner of table"),
+    ("DROP TABLE checkpoints", "must be owner of table checkpoints"),
+    (
+        "CREATE OR REPLACE FUNCTION paigow_append_only() RETURNS trigger LANGUAGE plpgsql "
+        "AS $$ BEGIN RETURN NEW; END $$",
+        "permission denied for schema",  # no CREATE in the schema: not even a replacement
+    ),
+    ("SET session_replication_role = replica", "permission denied to set parameter"),
+    (
+        "INSERT INTO api_keys (key_hash, key_id, actor_id, role, created_at) "
+        "VALUES ('x', 'x', 'me', 'floor', 'now')",
+        "permission denied for table api_keys",
+    ),
+    ("UPDATE api_keys SET revoked_at = NULL", "permission denied for table api_keys"),
+    ("UPDATE alembic_version SET version_num = '0001_event_store'", "permission denied"),
+]
+
+
+def _as_service(url: str) -> str:
+    return (
+        make_url(url)
+        .set(username=os.environ["PAIGOW_PG_SERVICE_ROLE"])
+        .render_as_string(hide_password=False)
+    )
+
+
+def _play_a_round(base: str, tokens: dict[str, str]) -> None:
+    numbers = iter(range(1, 100))
+
+    def post(role: str, path: str, body: dict | None = None) -> None:
+        key = f"roles-{next(numbers)}"
+        headers = {"Authorization": f"Bearer {tokens[role]}", "Idempotency-Key": key}
+        response = httpx.post(f"{base}/tables/{TABLE}{path}", json=body, headers=headers)
+        assert response.status_code == 200, response.text
+
+    post("floor", "/open", {})
+    post("dealer", "/seat", {"seat": 1, "player_id": "ana"})
+    post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000})
+    post("dealer", "/round/start")
+    post("dealer", "/round/bet", {"player_id": "ana", "amount": 2_000})
+    for path in ("/round/close-bets", "/round/deal", "/round/dice"):
+        post("dealer", path)
+    post("dealer", "/round/hand", {"player_id": "ana"})
+    for path in ("/round/banker-hand", "/round/settle", "/round/close"):
+        post("dealer", path)
+
+
+def test_the_service_role_plays_and_cannot_change_history(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    database = request.getfixturevalue("pg_url")
+    migrate.upgrade(
+        database
+    )  # as the migrating superuser: creates the roles, hands over the schema
+    key_file = tmp_path / "signing.pem"
+    key_file.write_bytes(Signer.generate().private_pem())
+    env = {**os.environ, "PAIGOW_LOG_FORMAT": "json", "PAIGOW_SIGNING_KEY": str(key_file)}
+    admin = open_store(database, signing_key=str(key_file))
+    try:  # keys are the owner's business (the service may only read them)
+        keys = key_store_for(admin)
+        now = datetime.now(UTC)
+        tokens = {r: keys.create(f"{r}-1", r, now)[1] for r in ("dealer", "floor", "cage")}
+    finally:
+        admin.close()
+    service_url = _as_service(database)
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            [str(PAIGOW), "serve", "--db", service_url, "--port", str(port)],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        _play_a_round(base, tokens)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    assert '"event": "service_stopped"' in log.read_text()  # written as the service role too
+    for args in (
+        ("simulate", "--rounds", "3", "--seed", "5", "--quiet"),
+        ("report", "--format", "json"),
+        ("audit", "verify"),
+    ):
+        done = subprocess.run(
+            [str(PAIGOW), *args, "--db", service_url],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, (args, done.stderr)
+
+    url = make_url(service_url)
+    options = url.query["options"]
+    assert isinstance(options, str)
+    with psycopg.connect(
+        host=url.host, port=url.port, user=url.username, dbname=url.database, options=options
+    ) as insider:
+        insider.autocommit = True
+        assert insider.execute("SELECT count(*) FROM events").fetchone()[0] > 20  # type: ignore[index]
+        assert insider.execute("SELECT current_user").fetchone()[0] == url.username  # type: ignore[index]
+        for statement, refusal in FORBIDDEN:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match=refusal):
+                insider.execute(statement)
+        superuser = insider.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        assert superuser.fetchone() == (False,)

@@ -1,0 +1,111 @@
+"""``kill -9`` while a new SQLite file is created (issue 17) leaves no database or a whole one,
+never tables without ``alembic_version``; a half one made by older code is refused clearly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from adapters.store import migrate, open_store
+from adapters.store.signing import Signer
+from table_core.ports import StoreError
+
+# A process that opens a new store with the migration stopped between two revisions: it says
+# where it is, then sleeps until killed.
+SLOW_CREATION = """
+import sys, time
+from alembic import command
+from adapters.store import migrate, open_store
+
+real = command.upgrade
+
+def slow(config, revision):
+    real(config, "0002_projections")
+    print("half-way", flush=True)
+    time.sleep(600)
+
+command.upgrade = slow
+open_store(sys.argv[1])
+"""
+
+
+def _killed_half_way(folder: Path, url: str) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CREATION, url],
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "half-way"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def test_kill_9_during_creation_leaves_no_database_and_a_later_open_makes_a_whole_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "casino.db"
+    _killed_half_way(tmp_path, f"sqlite:///{path}")
+    assert not path.exists()  # nothing under the name: the half-made file was a temporary one
+    leftovers = list(tmp_path.glob(".casino.db.creating-*"))
+    assert leftovers  # the dead process's temporary file, not yet cleaned
+    store = open_store(f"sqlite:///{path}")
+    try:
+        assert store.read_all() == []
+    finally:
+        store.close()
+    assert not list(tmp_path.glob(".casino.db.creating-*"))  # removed: its process is dead
+    with create_engine(f"sqlite:///{path}").connect() as connection:
+        assert migrate.current_revision(connection) == migrate.head_revision()
+
+
+def test_db_upgrade_creates_atomically_too(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    assert migrate.upgrade(f"sqlite:///{path}") == migrate.head_revision()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db"]
+
+
+def test_an_empty_file_is_replaced_by_a_whole_database(tmp_path: Path) -> None:
+    path = tmp_path / "casino.db"
+    path.touch()
+    store = open_store(f"sqlite:///{path}", signing_key=Signer.generate())
+    store.close()
+    with create_engine(f"sqlite:///{path}").connect() as connection:
+        assert migrate.current_revision(connection) == migrate.head_revision()
+
+
+def test_a_half_made_file_from_older_code_is_refused_with_one_clear_line(tmp_path: Path) -> None:
+    path = tmp_path / "casino.db"
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE events (id INTEGER PRIMARY KEY)"))
+    engine.dispose()
+    for attempt in (
+        lambda: open_store(f"sqlite:///{path}", signing_key=Signer.generate()),
+        lambda: migrate.upgrade(f"sqlite:///{path}"),
+    ):
+        with pytest.raises(StoreError, match="creation was killed half-way"):
+            attempt()
+
+
+def test_two_processes_creating_at_once_both_get_the_same_whole_database(tmp_path: Path) -> None:
+    path = tmp_path / "casino.db"
+    code = "import sys; from adapters.store import open_store; open_store(sys.argv[1]).close()"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    started = time.monotonic()
+    processes = [
+        subprocess.Popen([sys.executable, "-c", code, f"sqlite:///{path}"], env=env)
+        for _ in range(2)
+    ]
+    assert [p.wait(timeout=120) for p in processes] == [0, 0], time.monotonic() - started
+    with create_engine(f"sqlite:///{path}").connect() as connection:
+        assert migrate.current_revision(connection) == migrate.head_revision()
