@@ -273,7 +273,7 @@ class TableService:
     def _note_significant(self, events: Sequence[Event]) -> None:
         notes = significant_notes(events)
         if notes:
-            self._system.append(notes)
+            self._system.append(notes, checkpoint=True)  # sealed at once (issue 17)
 
     def _decide_again(
         self, table_id: str, state: TableState, command: c.Command, refusal: DomainError

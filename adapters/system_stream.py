@@ -27,7 +27,7 @@ from eventlog.system_events import (
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore
+from table_core.ports import ConcurrencyError, EventStore, SigningKeyMissing
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
@@ -45,7 +45,19 @@ class SystemStream:
         # would answer the second with the first one's events (an idempotent retry), silently.
         self._instance = secrets.token_hex(4)
 
-    def append(self, events: Sequence[Any]) -> None:
+    def append(self, events: Sequence[Any], *, checkpoint: bool = False) -> None:
+        """Append ``events``; ``checkpoint``: sign the chain head after them in the same
+        transaction (every round sealed, issue 17: the service's stop and the notes of a round's
+        end are sealed at once). A store with no signing key appends them unsealed."""
+        if checkpoint:
+            try:
+                self._append(events, checkpoint=True)
+                return
+            except SigningKeyMissing:
+                pass  # nothing was written: a store that cannot sign (a reader's service)
+        self._append(events, checkpoint=False)
+
+    def _append(self, events: Sequence[Any], *, checkpoint: bool) -> None:
         if self._version is None:
             self._version = self.store.stream_version(SYSTEM_STREAM)
         new = [
@@ -62,7 +74,9 @@ class SystemStream:
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
             command_id = f"system:{self._version + 1}:{at}:{self._instance}"
             try:
-                self.store.append(SYSTEM_STREAM, self._version, new, command_id)
+                self.store.append(
+                    SYSTEM_STREAM, self._version, new, command_id, checkpoint=checkpoint
+                )
                 break
             except ConcurrencyError:
                 # Another service instance wrote meanwhile (workers starting or stopping
@@ -80,11 +94,13 @@ class SystemStream:
             [
                 ServiceStarted(at=now, software_version=version, store=store_name),
                 StoreOpened(at=now, store=store_name, schema_revision=schema_revision),
-            ]
+            ],
+            checkpoint=True,
         )
 
     def stopped(self, now: datetime) -> None:
-        self.append([ServiceStopped(at=now)])
+        """The service stopped: sealed by a checkpoint, so no event of the log is left unsealed."""
+        self.append([ServiceStopped(at=now)], checkpoint=True)
 
     def verification_failed(self, now: datetime, finding: Any) -> str:
         """The store failed verification at ``finding``, and table commands are refused: returns

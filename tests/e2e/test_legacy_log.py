@@ -34,7 +34,9 @@ def _without_timing(record: dict[str, object]) -> dict[str, object]:
 
 
 def test_the_legacy_log_audits_exactly_as_before(paigow: Run, legacy: str) -> None:
-    done = paigow("audit", "verify", "--db", legacy, "--format", "json")
+    done = paigow(
+        "audit", "verify", "--db", legacy, "--format", "json", "--allow-unsealed-tail"
+    )
     assert done.returncode == 0, done.stderr
     golden = json.loads((FIXTURE / "golden_audit.json").read_text())
     assert _without_timing(json.loads(done.stdout.splitlines()[-1])) == _without_timing(golden)
