@@ -362,6 +362,15 @@ class Integrity:
         return self.findings
 
     @property
+    def rehashed_to(self) -> int | None:
+        """When the log's last checkpoints all miss their signed heads (a re-hashed stretch that
+        runs to the end), the last checkpoint's position: the events up to it are that finding's,
+        not unsealed ones."""
+        if self._rehashed is None or not self._checkpoints:
+            return None
+        return int(self._checkpoints[-1][0])
+
+    @property
     def heads(self) -> dict[str, tuple[int, str]]:
         return self.chain.heads
 

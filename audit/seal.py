@@ -8,8 +8,10 @@ checkpoints removed) by someone without the key. ``paigow audit verify`` fails t
 ("unsealed: N events from position P"); with ``--allow-unsealed-tail`` (a live table audited
 while it plays) it accepts only what a running service has not sealed yet:
 
-- the events of rounds still in progress at the log's end (a table's events after its last round
-  end: the round being played, and the table facts before it, which belong to that round); and
+- the events of rounds still in progress at the log's end (a table's events from its last
+  ``round_started`` on, when no round end follows); a table fact between rounds (a buy-in, a
+  cash-out, a seat, a rules change) is not part of a round: it is sealed by the next round's end
+  or the service's stop, and until then the audit fails it even with the flag; and
 - a trailing run of the system stream's service lifecycle events (``service_started``,
   ``store_opened``, ``service_stopped``): logs written before the service sealed its stop end
   with an unsealed ``service_stopped``.
@@ -27,8 +29,19 @@ from audit.findings import Finding
 from eventlog.system_events import LIFECYCLE_TYPES
 
 ROUND_ENDS = frozenset({"round_closed", "round_voided"})
+#: A table's events that may come between rounds (outside any round in progress).
+TABLE_FACTS = frozenset(
+    {
+        "table_opened",
+        "rules_changed",
+        "player_seated",
+        "player_left",
+        "chips_bought_in",
+        "chips_cashed_out",
+    }
+)
 #: Table event types the tracker looks at (a frozenset lookup per row, nothing more).
-ROUND_MARKS = frozenset({"round_started", *ROUND_ENDS})
+ROUND_MARKS = frozenset({"round_started", *ROUND_ENDS, *TABLE_FACTS})
 
 
 @dataclass
@@ -36,6 +49,7 @@ class Seal:
     """Where rounds started and ended, and the system events, as the pass meets them."""
 
     last_end: int = 0  # the last round end of any table
+    last_outside: int = 0  # the last table fact recorded while its table had no round open
     last_table: int = 0  # the last table event
     last_system: int = 0  # the last system event that is not a lifecycle event
     lifecycle: list[int] = field(default_factory=list)  # positions of lifecycle events
@@ -44,7 +58,11 @@ class Seal:
 
     def table_mark(self, row: Sequence[Any], payload: dict[str, Any] | None) -> None:
         position = row[0] if type(row[0]) is int else 0
-        if row[3] == "round_started":
+        kind = row[3]
+        if kind in TABLE_FACTS:
+            if self.started.get(row[1], (0, None))[0] <= self.ended.get(row[1], 0):
+                self.last_outside = max(self.last_outside, position)
+        elif kind == "round_started":
             number = payload.get("round") if payload is not None else None
             self.started[row[1]] = (position, number)
         else:
@@ -94,6 +112,10 @@ class Seal:
         refused = []
         if self.last_end > sealed:
             refused.append(f"a round ends unsealed at position {self.last_end}")
+        if self.last_outside > sealed:
+            refused.append(
+                f"a table event outside any round in progress at position {self.last_outside}"
+            )
         if self.last_system > sealed:
             refused.append(
                 f"a system event other than the service's lifecycle at position {self.last_system}"

@@ -81,12 +81,14 @@ def verify_log(
     try:
         count = _pass(source, integrity, tables, table, progress, seal)
         integrity.finish()
+        sealed, unsealed, first = integrity.sealed, integrity.unsealed, integrity.unsealed_from
+        explained = integrity.rehashed_to
+        if explained is not None and explained > sealed:
+            # A re-hashed stretch is the finding for its events (one cause, one finding).
+            end = integrity.chain.position
+            sealed, unsealed, first = explained, max(0, end - explained), explained + 1
         sealing, tail = seal.judge(
-            integrity.sealed,
-            integrity.unsealed,
-            integrity.unsealed_from,
-            len(source.checkpoints),
-            allow_unsealed_tail,
+            sealed, unsealed, first, len(source.checkpoints), allow_unsealed_tail
         )
         closing = source.after(integrity.heads)
         result = tables.finish()
