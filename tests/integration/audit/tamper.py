@@ -67,11 +67,10 @@ class Forger(Backdoor):
             finally:
                 connection.close()
             return out
-        with self._raw() as connection:
-            with connection.transaction():
-                for sql, params in statements:
-                    cursor = connection.execute(sql.replace("?", "%s"), params)
-                    out.append(cursor.fetchone()[0] if cursor.description else None)
+        with self._raw() as connection, connection.transaction():
+            for sql, params in statements:
+                cursor = connection.execute(sql.replace("?", "%s"), params)
+                out.append(cursor.fetchone()[0] if cursor.description else None)
         return out
 
     def append_forged(self, stream: str, event_type: str, payload: dict[str, Any]) -> int:
