@@ -17,7 +17,7 @@ from adapters.projections import ProjectionRunner
 from adapters.service import TableService
 from adapters.store import open_store
 from adapters.store.signing import Signer
-from eventlog.canonical import format_time, key_rotation_message
+from eventlog.canonical import key_rotation_message
 from eventlog.keys import KeyFileExposed
 from eventlog.system_events import SYSTEM_STREAM, SigningKeyRotated
 
