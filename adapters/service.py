@@ -55,6 +55,18 @@ from table_core.table import TableState, decide, fold
 
 #: Events after which the store signs a checkpoint over the chain head (the end of a round).
 _ROUND_ENDS = frozenset({"round_closed", "round_voided"})
+_ENDED = frozenset({"closed", "voided"})
+
+
+def _seals(state: TableState, events: Sequence[Event]) -> bool:
+    """Whether a command's events (``state`` is the table after them) get a signed checkpoint in their transaction: a round's end,
+    and a table fact while no round is in progress (a seat, a buy-in, a rules change between
+    rounds), which no round's end would seal (issue 17: every event sealed except the rounds in
+    progress). A fact recorded during a round is sealed with that round."""
+    if any(e.type in _ROUND_ENDS for e in events):
+        return True
+    # A settled round is still in progress until it is closed: its close seals it.
+    return state.round is None or state.round.phase in _ENDED
 
 
 class StoreUnverified(DomainError):
@@ -242,13 +254,14 @@ class TableService:
         """Append the events ``state`` decided, at its version; hold the state they lead to."""
         round_number = state.round.number if state.round else None
         new = [to_new_event(e) for e in events]
+        after = fold(events, state)
         try:
             recorded = self.store.append(
                 table_id,
                 state.version,
                 new,
                 command_id,
-                checkpoint=any(e.type in _ROUND_ENDS for e in events),
+                checkpoint=_seals(after, events),
             )
         except ConcurrencyError:
             self._held_tables.mark_stale(table_id)  # another writer moved it on
@@ -259,7 +272,7 @@ class TableService:
             # nothing. Our view of the table was stale: catch it up.
             log.info("command_replayed", events=len(recorded))
             return CommandResult(recorded, self.refresh(table_id), replayed=True)
-        state = fold(events, state)
+        state = after
         self._held_tables.keep(table_id, state)
         log.info(
             "command_done",

@@ -255,7 +255,7 @@ def run_export(args: argparse.Namespace) -> int:
         table=args.table,
         from_round=args.from_round,
         to_round=args.to_round,
-        public_key=args.public_key,
+        public_key=args.public_key or _public_setting(),
         signing_key=signing_key,
     )
     counts = manifest["counts"]
