@@ -59,9 +59,9 @@ _ENDED = frozenset({"closed", "voided"})
 
 
 def _seals(state: TableState, events: Sequence[Event]) -> bool:
-    """Whether a command's events (``state`` is the table after them) get a signed checkpoint in their transaction: a round's end,
-    and a table fact while no round is in progress (a seat, a buy-in, a rules change between
-    rounds), which no round's end would seal (issue 17: every event sealed except the rounds in
+    """Whether a command's events (``state``: the table after them) get a signed checkpoint in
+    their transaction: a round's end, and a table fact while no round is in progress (a seat, a
+    buy-in, a rules change between rounds), which no round's end would seal (issue 17: every event sealed except the rounds in
     progress). A fact recorded during a round is sealed with that round."""
     if any(e.type in _ROUND_ENDS for e in events):
         return True
