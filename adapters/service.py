@@ -61,8 +61,8 @@ _ENDED = frozenset({"closed", "voided"})
 def _seals(state: TableState, events: Sequence[Event]) -> bool:
     """Whether a command's events (``state``: the table after them) get a signed checkpoint in
     their transaction: a round's end, and a table fact while no round is in progress (a seat, a
-    buy-in, a rules change between rounds), which no round's end would seal (issue 17: every event sealed except the rounds in
-    progress). A fact recorded during a round is sealed with that round."""
+    buy-in, a rules change between rounds), which no round's end would seal (issue 17: every
+    event sealed but the rounds in progress). A fact recorded during a round is sealed with it."""
     if any(e.type in _ROUND_ENDS for e in events):
         return True
     # A settled round is still in progress until it is closed: its close seals it.
