@@ -81,15 +81,7 @@ def verify_log(
     try:
         count = _pass(source, integrity, tables, table, progress, seal)
         integrity.finish()
-        sealed, unsealed, first = integrity.sealed, integrity.unsealed, integrity.unsealed_from
-        explained = integrity.rehashed_to
-        if explained is not None and explained > sealed:
-            # A re-hashed stretch is the finding for its events (one cause, one finding).
-            end = integrity.chain.position
-            sealed, unsealed, first = explained, max(0, end - explained), explained + 1
-        sealing, tail = seal.judge(
-            sealed, unsealed, first, len(source.checkpoints), allow_unsealed_tail
-        )
+        sealing, tail = _sealing(integrity, seal, len(source.checkpoints), allow_unsealed_tail)
         closing = source.after(integrity.heads)
         result = tables.finish()
     finally:
@@ -126,6 +118,19 @@ def verify_log(
     )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _sealing(
+    integrity: Integrity, seal: Seal, checkpoints: int, allow_tail: bool
+) -> tuple[list[Finding], dict[str, Any] | None]:
+    """The unsealed events' finding (``audit.seal``), or the tail the flag accepted."""
+    sealed, unsealed, first = integrity.sealed, integrity.unsealed, integrity.unsealed_from
+    explained = integrity.rehashed_to
+    if explained is not None and explained > sealed:
+        # A re-hashed stretch is the finding for its events (one cause, one finding).
+        end = integrity.chain.position
+        sealed, unsealed, first = explained, max(0, end - explained), explained + 1
+    return seal.judge(sealed, unsealed, first, checkpoints, allow_tail)
 
 
 def _pinpoint(chain: list[Finding], derived: list[Finding]) -> list[Finding]:

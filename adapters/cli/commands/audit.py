@@ -63,31 +63,9 @@ def register(subparsers: Any) -> None:
         help="re-derive the tables in N worker processes (default 1; the findings are the same)",
     )
     verify.add_argument("--format", choices=("text", "json"), default="text")
-    verify.add_argument(
-        "--allow-unsealed-tail",
-        action="store_true",
-        help="accept events after the last checkpoint when they are only rounds still in "
-        "progress (and the service lifecycle events of a log written before every stop was "
-        "sealed); the summary says so",
-    )
-    verify.add_argument(
-        "--witness",
-        metavar="FILE",
-        help="a witness file (`paigow audit witness`): fail a log that lacks or contradicts any "
-        "checkpoint it holds",
-    )
+    _sealing_options(verify)
     verify.set_defaults(handler=run_verify)
-
-    witness = verbs.add_parser(
-        "witness",
-        help="record the database's signed checkpoints into a witness file kept elsewhere",
-        description="Exit status: 0 recorded, 1 the database contradicts the witness, 2 bad usage.",
-    )
-    witness.add_argument("--db", metavar="URL", help=URL_HELP)
-    witness.add_argument(
-        "--out", metavar="FILE", required=True, help="the witness file (JSON lines)"
-    )
-    witness.set_defaults(handler=run_witness)
+    _register_witness(verbs)
 
     export = verbs.add_parser("export", help="write a self-contained bundle of the log")
     export.add_argument("--db", metavar="URL", help=URL_HELP)
@@ -104,6 +82,35 @@ def register(subparsers: Any) -> None:
     recall.add_argument("--round", required=True, type=_round, metavar="N", dest="round_number")
     recall.add_argument("--format", choices=("text", "json"), default="text")
     recall.set_defaults(handler=run_recall)
+
+
+def _sealing_options(verify: argparse.ArgumentParser) -> None:
+    verify.add_argument(
+        "--allow-unsealed-tail",
+        action="store_true",
+        help="accept events after the last checkpoint when they are only rounds still in "
+        "progress (and the service lifecycle events of a log written before every stop was "
+        "sealed); the summary says so",
+    )
+    verify.add_argument(
+        "--witness",
+        metavar="FILE",
+        help="a witness file (`paigow audit witness`): fail a log that lacks or contradicts any "
+        "checkpoint it holds",
+    )
+
+
+def _register_witness(verbs: Any) -> None:
+    witness = verbs.add_parser(
+        "witness",
+        help="record the database's signed checkpoints into a witness file kept elsewhere",
+        description="Exit status: 0 recorded, 1 the database contradicts the witness, 2 bad usage.",
+    )
+    witness.add_argument("--db", metavar="URL", help=URL_HELP)
+    witness.add_argument(
+        "--out", metavar="FILE", required=True, help="the witness file (JSON lines)"
+    )
+    witness.set_defaults(handler=run_witness)
 
 
 def _scope(parser: argparse.ArgumentParser) -> None:
