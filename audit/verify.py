@@ -97,7 +97,20 @@ def verify_log(
             )
         )
     findings.sort(key=Finding.sort_key)
-    report = AuditReport(
+    report = _report(source, findings, count, integrity, result, tail)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _report(
+    source: LogSource,
+    findings: list[Finding],
+    count: int,
+    integrity: Integrity,
+    result: Any,
+    tail: dict[str, Any] | None,
+) -> AuditReport:
+    return AuditReport(
         source=source.name,
         findings=findings,
         events=count,
@@ -116,8 +129,6 @@ def verify_log(
         witnessed=integrity.witnessed if integrity.witnessed else None,
         money=sorted(result.money, key=lambda m: m.table_id),
     )
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def _sealing(
