@@ -103,7 +103,10 @@ def test_simulate_persists_a_session_whose_summary_the_events_prove(
     try:
         assert store.verify().ok
         closes = [e.position for e in recorded if e.type == "round_closed"]
-        assert [c.position for c in store.checkpoints()][-50:] == closes
+        # ... and the service's stop, the log's last event, is sealed too (issue 17).
+        last = store.raw_log()[0][-1]  # type: ignore[union-attr]
+        assert last[3] == "service_stopped"
+        assert [c.position for c in store.checkpoints()][-51:] == [*closes, last[0]]
     finally:
         store.close()
     checked = paigow("db", "verify")
@@ -181,7 +184,9 @@ def test_rounds_committed_seven_at_a_time_are_the_same_rounds_with_books_and_pro
     try:
         closes = [e.position for e in recorded if e.type == "round_closed"]
         assert len(closes) == 20
-        assert [c.position for c in store.checkpoints()] == closes
+        # ... and the service's start and stop (issue 17: every event sealed).
+        signed = [c.position for c in store.checkpoints()]
+        assert signed == [2, *closes, store.raw_log()[0][-1][0]]  # type: ignore[union-attr]
     finally:
         store.close()
     audit = paigow("audit", "verify")
