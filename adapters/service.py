@@ -2,8 +2,8 @@
 
 load (fold the table's stream) -> ``table_core.table.decide`` -> append, in one transaction, at
 the version that was loaded. Time, the deck order and the dice are resolved here, before the core
-decides, and recorded in the events (DESIGN.md). Every command and its outcome is logged with
-structlog, bound with table, round, actor and command id; logs never replace events.
+decides, and recorded in the events (docs/architecture.md). Every command and its outcome is
+logged with structlog, bound with table, round, actor and command id; logs never replace events.
 
 Recovery: a table is rebuilt from its committed events alone. A command retried with the same
 command id returns the events it produced the first time and writes nothing (a dealer terminal

@@ -13,12 +13,15 @@ variables per test.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from table_core.errors import DomainError
+
+if TYPE_CHECKING:
+    from adapters.projections.gaming_day import GamingDay
 
 ENV_PREFIX = "PAIGOW_"
 
@@ -55,6 +58,15 @@ class Settings(BaseSettings):
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
     serve_worker_verify: bool = True
+    #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
+    #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
+    http_fast_path: bool = True
+
+    def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
+        """The gaming day of the options given, each one not given from these settings."""
+        from adapters.projections.gaming_day import GamingDay
+
+        return GamingDay.of(zone or self.tz, cutoff or self.gaming_day_cutoff)
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

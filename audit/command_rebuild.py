@@ -38,6 +38,7 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.table import TableState
+from table_core.table.inventory import command_of_books
 
 
 class NotRederivable(Exception):
@@ -46,6 +47,9 @@ class NotRederivable(Exception):
 
 def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
     """The command that recorded ``events`` (one command's events, in order)."""
+    books = command_of_books(events)  # the gaming day, the tray, the count, ratings (issue 18)
+    if books is not None:
+        return books
     first = events[0]
     actor, at = first.actor, first.at
     if isinstance(first, TableOpened):
@@ -53,9 +57,18 @@ def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
     if isinstance(first, RulesChanged):
         return c.ChangeRules(rules=first.rules, reason=first.reason, actor=actor, at=at)
     if isinstance(first, PlayerSeated):
-        return c.SeatPlayer(seat=first.seat, player_id=first.player_id, actor=actor, at=at)
+        return c.SeatPlayer(
+            seat=first.seat, player_id=first.player_id, card=first.card, actor=actor, at=at
+        )
     if isinstance(first, ChipsBoughtIn):
-        return c.BuyIn(player_id=first.player_id, amount=first.amount, actor=actor, at=at)
+        return c.BuyIn(
+            player_id=first.player_id,
+            amount=first.amount,
+            medium=first.medium,
+            marker=first.marker,
+            actor=actor,
+            at=at,
+        )
     if isinstance(first, ChipsCashedOut):
         if len(events) > 1 and isinstance(events[1], PlayerLeft):  # leaving cashes out first
             return c.LeaveSeat(player_id=events[1].player_id, actor=actor, at=at)

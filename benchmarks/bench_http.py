@@ -26,7 +26,9 @@ every worker's (the parent's children, read from /proc).
 
 Usage (repo root): ``.venv/bin/python benchmarks/bench_http.py [--rate 200] [--seconds 15]
 [--tables 8] [--engines sqlite,postgresql] [--arrivals poisson|staggered|lockstep]
-[--runs paced,max] [--workers 1]``. Prints a table, then ONE JSON line.
+[--runs paced,max] [--workers 1]``. Prints a table, then ONE JSON line. With
+``PAIGOW_HTTP_FAST_PATH=0`` in its environment the server sends every request through FastAPI
+(the fast path's own comparison, issue 16).
 """
 
 from __future__ import annotations
@@ -465,7 +467,8 @@ def main() -> int:
                     f"{result['server_cpu_ms_per_request']:.2f} ms, clients "
                     f"{result['client_cpu_ms_per_request']:.2f} ms"
                 )
-    print(json.dumps({"workers": args.workers, **figures}))
+    fast_path = os.environ.get("PAIGOW_HTTP_FAST_PATH", "1") not in ("0", "false", "False")
+    print(json.dumps({"workers": args.workers, "fast_path": fast_path, **figures}))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Benchmark (issue 9): the exhaustive side-bet count, timed, checked against RULES.md R-VAR-7.
+"""Benchmark (issue 9): the exhaustive side-bet count, timed, checked against docs/rules.md R-VAR-7.
 
 Usage: python benchmarks/bench_side_bet_exhaustive.py
 (CI asserts the same figures in tests/unit/side_bets/test_exhaustive.py.)

@@ -7,9 +7,9 @@ given as ints or text (``"As"``, ``"JK"``); events always record text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from table_core.cards import Card
@@ -41,8 +41,11 @@ class ChangeRules(Command):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SeatPlayer(Command):
+    """``card``: the players' club card, which opens a rating (issue 18)."""
+
     seat: int
     player_id: str
+    card: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -54,8 +57,13 @@ class LeaveSeat(Command):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class BuyIn(Command):
+    """``medium``: ``cash``, ``marker`` (with its ``marker`` number), ``chips`` or
+    ``promotional``; ``None`` records no medium, as buy-ins did before issue 18 (read as cash)."""
+
     player_id: str
     amount: int
+    medium: str | None = None
+    marker: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -144,3 +152,72 @@ class CloseRound(Command):
 @dataclass(frozen=True, kw_only=True, slots=True)
 class VoidRound(Command):
     reason: str
+
+
+# --- the books (issue 18): the gaming day, the tray, the count, ratings ---------------------------
+
+#: Chips counted or moved by denomination: ``{denomination: amount}``, both in minor units.
+ChipInput = Mapping[int, int]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class OpenGamingDay(Command):
+    """The floor supervisor (``actor``) opens the table for ``gaming_day`` with the ``opener``
+    counted with the ``dealer``. ``table_id`` and ``rules`` open a table never opened before."""
+
+    gaming_day: date
+    opener: ChipInput
+    dealer: Actor
+    table_id: str | None = None
+    rules: TableRules | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CloseGamingDay(Command):
+    """The floor supervisor closes the table with the ``closer`` counted with the ``dealer``."""
+
+    closer: ChipInput
+    dealer: Actor
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FillTray(Command):
+    """A fill slip: chips from the cage (``issued_by``) to the tray (``received_by``, the
+    dealer), requested by the floor."""
+
+    slip: str
+    chips: ChipInput
+    requested_by: Actor
+    issued_by: Actor
+    received_by: Actor
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CreditTray(Command):
+    """A credit slip: chips from the tray (``issued_by``, the dealer) to the cage
+    (``received_by``), requested by the floor."""
+
+    slip: str
+    chips: ChipInput
+    requested_by: Actor
+    issued_by: Actor
+    received_by: Actor
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CountDrop(Command):
+    """The count team's count of the drop box of a closed ``gaming_day``."""
+
+    gaming_day: date
+    cash: int
+    markers: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CorrectRating(Command):
+    """A floor supervisor's correction of ``player_id``'s last rating at this table."""
+
+    player_id: str
+    reason: str
+    average_bet: int | None = None
+    minutes: int | None = None

@@ -8,11 +8,15 @@ event reads without this code. Their JSON form (no floats, ISO times) is ``event
 Seats are the six player places, numbered 1..6 counterclockwise from the dealer; ``seat=None``
 means the dealer's place (the banker when the dealer banks, the house hand when a player banks).
 ``position`` is R-DEAL-1's count from the banker (the banker is 1).
+
+Over 500 lines on purpose: the models are the stored contract, read together and changed together
+(a split would scatter one schema over files).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from datetime import date
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -20,13 +24,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     Strict,
+    model_serializer,
 )
 
 from table_core.cards import FULL_DECK, card_text
 from table_core.rules import TableRules, Variant
 
-ActorRole = Literal["dealer", "floor", "player", "system", "cage"]
+ActorRole = Literal["dealer", "floor", "player", "system", "cage", "count"]
 
 _CANONICAL = frozenset(card_text(c) for c in FULL_DECK)
 
@@ -96,10 +102,26 @@ class RulesChanged(_Event):
     applies_from_round: Amount
 
 
+def _without_unset(data: dict[str, Any], *names: str) -> dict[str, Any]:
+    """Optional fields added after events were stored (issue 18) are written only when given, so an
+    event recorded without them keeps the exact bytes (and hash) it always had."""
+    for name in names:
+        if data.get(name) is None:
+            data.pop(name, None)
+    return data
+
+
 class PlayerSeated(_Event):
+    """A player sits; ``card`` is the players' club card that opens a rating (issue 18)."""
+
     type: Literal["player_seated"] = "player_seated"
     seat: Seat
     player_id: str = Field(min_length=1)
+    card: str | None = Field(default=None, min_length=1)
+
+    @model_serializer(mode="wrap")
+    def _card_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_unset(handler(self), "card")
 
 
 class PlayerLeft(_Event):
@@ -108,16 +130,123 @@ class PlayerLeft(_Event):
     player_id: str
 
 
+#: How a player paid for chips (issue 18): ``cash`` and ``marker`` (a credit instrument) go to the
+#: drop box and the tray gives the chips; ``chips`` (brought from another table or the cage) and
+#: ``promotional`` (the marketing department's chips) take nothing from the tray and are no drop.
+BuyInMedium = Literal["cash", "marker", "chips", "promotional"]
+#: The media whose money is the table's drop (and whose chips come out of the tray).
+DROP_MEDIA: frozenset[str | None] = frozenset({"cash", "marker", None})
+
+
 class ChipsBoughtIn(_Event):
+    """A buy-in; ``medium`` ``None`` is a buy-in recorded before media existed (issue 18), read as
+    cash. ``marker`` is the marker's number, given with ``medium="marker"`` only."""
+
     type: Literal["chips_bought_in"] = "chips_bought_in"
     player_id: str
     amount: Amount
+    medium: BuyInMedium | None = None
+    marker: str | None = Field(default=None, min_length=1)
+
+    @model_serializer(mode="wrap")
+    def _medium_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _without_unset(handler(self), "medium", "marker")
 
 
 class ChipsCashedOut(_Event):
     type: Literal["chips_cashed_out"] = "chips_cashed_out"
     player_id: str
     amount: Amount
+
+
+# --- the books: the gaming day, the tray, the drop, ratings (issue 18, table/inventory.py) -----
+
+
+class ChipAmount(BaseModel):
+    """Chips of one denomination, as minor units (``amount`` a multiple of ``denomination``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    denomination: Amount
+    amount: Money
+
+
+Chips = tuple[ChipAmount, ...]
+
+
+class GamingDayOpened(_Event):
+    """The table opens for ``gaming_day`` with its opener (the tray counted by denomination),
+    signed by the dealer and the floor supervisor (``actor``). ``last_closer`` is the total the
+    table last closed with (``None``: its first opener) and ``variance = opener - last_closer``:
+    a difference is recorded, never hidden."""
+
+    type: Literal["gaming_day_opened"] = "gaming_day_opened"
+    gaming_day: date
+    opener: Chips
+    total: Money
+    dealer: Actor
+    last_closer: Money | None = None
+    variance: Int = 0
+
+
+class GamingDayClosed(_Event):
+    """The table closes its gaming day with the closer (counted as the opener is). ``expected``
+    is the tray as the events say; ``variance = total - expected`` (R16: never hidden)."""
+
+    type: Literal["gaming_day_closed"] = "gaming_day_closed"
+    gaming_day: date
+    closer: Chips
+    total: Money
+    dealer: Actor
+    expected: Int
+    variance: Int = 0
+
+
+class _TraySlip(_Event):
+    slip: str = Field(min_length=1)
+    gaming_day: date
+    chips: Chips
+    total: Amount
+    requested_by: Actor
+    issued_by: Actor
+    received_by: Actor
+
+
+class TrayFilled(_TraySlip):
+    """A fill: chips from the cage to the tray (requested by the floor, issued by the cage,
+    received by the dealer)."""
+
+    type: Literal["tray_filled"] = "tray_filled"
+
+
+class TrayCredited(_TraySlip):
+    """A credit: chips from the tray to the cage (requested by the floor, issued by the dealer
+    from the tray, received by the cage)."""
+
+    type: Literal["tray_credited"] = "tray_credited"
+
+
+class DropCounted(_Event):
+    """The count team's count of the table's drop box for a closed gaming day: cash and markers."""
+
+    type: Literal["drop_counted"] = "drop_counted"
+    gaming_day: date
+    cash: Money
+    markers: Money
+    total: Money
+
+
+class RatingCorrected(_Event):
+    """A floor supervisor's correction of a player's rating (compensating, never an edit): the
+    rating opened at ``rating_start``; ``average_bet`` (main wager, minor units) and ``minutes``
+    played replace the projection's figures where given; ``reason`` says why."""
+
+    type: Literal["rating_corrected"] = "rating_corrected"
+    player_id: str = Field(min_length=1)
+    rating_start: AwareDatetime
+    average_bet: Money | None = None
+    minutes: Money | None = None
+    reason: str = Field(min_length=1)
 
 
 # --- a round: start and the bank ------------------------------------------------------------------
@@ -478,6 +607,12 @@ Event = Annotated[
     | PlayerLeft
     | ChipsBoughtIn
     | ChipsCashedOut
+    | GamingDayOpened
+    | GamingDayClosed
+    | TrayFilled
+    | TrayCredited
+    | DropCounted
+    | RatingCorrected
     | RoundStarted
     | BankOffered
     | BankAccepted

@@ -1,4 +1,5 @@
-"""The rules profile a table plays under: every house choice RULES.md leaves open, with its default.
+"""The rules profile a table plays under: every house choice docs/rules.md leaves open, with its
+default.
 
 Frozen pydantic models, so a profile can be recorded whole in an event and compared on replay.
 """
@@ -11,8 +12,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     field_serializer,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -88,6 +92,10 @@ class TableLimits(BaseModel):
 #: none, so these are a house choice: 1.00 .. 100.00 (the progressive's wager is fixed instead).
 DEFAULT_SIDE_BET_LIMITS = TableLimits(min_bet=100, max_bet=10_000)
 
+#: The chip denominations a tray holds, in minor units (1.00, 5.00, 25.00, 100.00): a house choice
+#: (the rulebook names none). Openers, closers, fills and credits count chips in these only.
+DEFAULT_DENOMINATIONS: tuple[int, ...] = (100, 500, 2_500, 10_000)
+
 
 class TableRules(BaseModel):
     """Everything a table plays under, versioned as a whole.
@@ -111,6 +119,27 @@ class TableRules(BaseModel):
     queen_high_pai_gow: QueenHighPaiGow = "push"
     side_bets: SideBetRules = SideBetRules()
     side_bet_limits: TableLimits = DEFAULT_SIDE_BET_LIMITS
+    denominations: tuple[int, ...] = Field(
+        default=DEFAULT_DENOMINATIONS, min_length=1, description="the tray's chips, minor units"
+    )
+
+    @field_validator("denominations")
+    @classmethod
+    def _denominations_positive_and_distinct(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if any(each <= 0 for each in value) or len(set(value)) != len(value):
+            raise ValueError(f"denominations are distinct positive minor units, got {value}")
+        return tuple(sorted(value))
+
+    @model_serializer(mode="wrap")
+    def _default_denominations_unwritten(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # A profile with the default denominations writes exactly the bytes profiles wrote before
+        # the field existed (issue 18), so stored profiles and their hashes never change.
+        data: dict[str, Any] = handler(self)
+        if self.denominations == DEFAULT_DENOMINATIONS:
+            data.pop("denominations", None)
+        return data
 
     @field_validator("side_bets", mode="before")
     @classmethod

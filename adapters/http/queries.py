@@ -170,11 +170,12 @@ def reports(
     table_id: Annotated[str | None, Query(pattern=TABLE_ID_PATTERN)] = None,
     view: Annotated[list[ReportView] | None, Query(description="views; none: all")] = None,
 ) -> dict[str, Any]:
-    from adapters.projections.gaming_day import GamingDay
     from adapters.projections.reports import VIEWS, build_report
 
     views = tuple(view) if view else VIEWS
-    gaming_day = GamingDay.from_settings()
+    from adapters.settings import load_settings
+
+    gaming_day = load_settings().gaming_day()
 
     def query(runner: Any) -> dict[str, Any]:
         report: dict[str, Any] = build_report(

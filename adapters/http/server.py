@@ -44,8 +44,9 @@ def build_app(
 ) -> FastAPI:
     """The app over the store at ``url`` (else the ``db`` setting); the service starts and stops
     with the server. ``shared``: other processes (the other workers) write the store too."""
+    settings = settings or load_settings()
     wired = wire(
-        settings or load_settings(),
+        settings,
         url,
         source=source,
         verify=verify,
@@ -72,7 +73,9 @@ def build_app(
             store.close()
             log.info("http_stopped")
 
-    app = create_app(service, key_store_for(store), lifespan=lifespan)
+    app = create_app(
+        service, key_store_for(store), lifespan=lifespan, fast_commands=settings.http_fast_path
+    )
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.
         app.state.audit_url = wired.url.render_as_string(hide_password=False)

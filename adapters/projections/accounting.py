@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
+from adapters.projections.books import BOOK_COLUMNS, books_of, hold_of, no_books
 from adapters.projections.db import Rows, Tx, no_defaults
 from adapters.projections.gaming_day import GamingDay
 from adapters.projections.schema import accounting, accounting_side_bets
@@ -86,6 +87,11 @@ def _envy(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
     b.rows.get(e.stream_id, bucket_of(e))["envy_paid"] += p["amount"]
 
 
+def _bought_in(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
+    if p.get("medium") in ("cash", "marker", None):  # the drop box's; old buy-ins read as cash
+        b.rows.get(e.stream_id, bucket_of(e))["buy_in_drop"] += p["amount"]
+
+
 def _voided(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:
     b.rows.get(e.stream_id, bucket_of(e))["rounds_voided"] += 1
 
@@ -96,6 +102,7 @@ _HANDLERS: dict[str, Callable[[AccountingBatch, RecordedEvent, Payload], None]] 
     "side_bet_settled": _side_settled,
     "envy_paid": _envy,
     "round_voided": _voided,
+    "chips_bought_in": _bought_in,
 }
 
 
@@ -117,6 +124,7 @@ ACCOUNTING_COLUMNS = (
     "hands",
     "pushes",
     "push_rate_pct",
+    "handle",
     "drop",
     "main_result",
     "commission",
@@ -129,6 +137,7 @@ ACCOUNTING_COLUMNS = (
     "side_win",
     "side_hold_pct",
     "total_win",
+    *BOOK_COLUMNS,
 )
 SIDE_BET_COLUMNS = ("table_id", "gaming_day", "bet", "bets", "handle", "result", "hold_pct")
 _SUMS = (
@@ -140,6 +149,7 @@ _SUMS = (
     "main_result",
     "commission",
     "envy_paid",
+    "buy_in_drop",
 )
 
 
@@ -214,6 +224,10 @@ def daily(
         row["handle"] += handle
         row["result"] += result
         sums.setdefault((table, on), dict.fromkeys(_SUMS, 0))
+    books = books_of(tx, day)
+    for table, on in books:
+        if table in wanted:
+            sums.setdefault((table, on), dict.fromkeys(_SUMS, 0))
     days = []
     for (table, on), s in sorted(sums.items(), key=lambda item: (item[0][1], item[0][0])):
         bets = [v for (t, d, _), v in side.items() if t == table and d == on]
@@ -221,6 +235,7 @@ def daily(
         side_result = sum(v["result"] for v in bets)
         win = s["main_result"] + s["commission"]
         side_win = side_result - s["envy_paid"]
+        book = books.get((table, on)) or no_books(s["buy_in_drop"], win + side_win)
         days.append(
             {
                 "table_id": table,
@@ -230,11 +245,12 @@ def daily(
                 "hands": s["hands"],
                 "pushes": s["pushes"],
                 "push_rate_pct": percent(s["pushes"], s["hands"]),
-                "drop": s["drop_amount"],
+                "handle": s["drop_amount"],
+                "drop": book["drop"],
                 "main_result": s["main_result"],
                 "commission": s["commission"],
                 "win": win,
-                "hold_pct": percent(win, s["drop_amount"]),
+                "hold_pct": hold_of(book),
                 "side_bets": sum(v["bets"] for v in bets),
                 "side_handle": handle,
                 "side_result": side_result,
@@ -242,6 +258,7 @@ def daily(
                 "side_win": side_win,
                 "side_hold_pct": percent(side_win, handle),
                 "total_win": win + side_win,
+                **{key: book[key] for key in BOOK_COLUMNS},
             }
         )
     side_rows = [

@@ -46,15 +46,9 @@ class GamingDay:
     zone_name: str
 
     @classmethod
-    def from_settings(cls, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
-        """The options given, each one not given from the settings (``tz``,
-        ``gaming_day_cutoff``)."""
-        if not zone or not cutoff:
-            from adapters.settings import load_settings  # it checks its values with ours
-
-            settings = load_settings()
-            zone = zone or settings.tz
-            cutoff = cutoff or settings.gaming_day_cutoff
+    def of(cls, zone: str, cutoff: str) -> GamingDay:
+        """The gaming day of a zone name and an ``HH:MM`` cut-off (``Settings.gaming_day`` fills
+        what a command's options leave out)."""
         return cls(parse_zone(zone), parse_cutoff(cutoff), zone)
 
     @property

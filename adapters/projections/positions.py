@@ -50,6 +50,33 @@ def position_rows(record: Doc) -> list[dict[str, Any]]:
     result: ``payout`` the bank's result, ``commission`` the player-banker's, ``net`` the
     player-banker's chips change (the house's share when the dealer banks). A round not dealt yet
     has rows only for its wagers."""
+    rows = _Rows(_common(record))
+    seats = _stacks_and_wagers(record, rows)
+    _hands(record, rows, seats)
+    _settlement(record, rows)
+    _side_bets(record, rows, seats)
+    return rows.in_order()
+
+
+class _Rows:
+    """A row per position, made on first use with the round's common columns."""
+
+    def __init__(self, common: dict[str, Any]) -> None:
+        self.common = common
+        self.rows: dict[int, dict[str, Any]] = {}
+
+    def at(self, position: int) -> dict[str, Any]:
+        row = self.rows.get(position)
+        if row is None:
+            row = self.rows[position] = dict.fromkeys(POSITION_COLUMNS) | self.common
+            row.update(position=position, side_bets=[], forfeited=False)
+        return row
+
+    def in_order(self) -> list[dict[str, Any]]:
+        return [self.rows[position] for position in sorted(self.rows)]
+
+
+def _common(record: Doc) -> dict[str, Any]:
     common = {
         "table_id": record["table_id"],
         "round": record["round"],
@@ -63,17 +90,13 @@ def position_rows(record: Doc) -> list[dict[str, Any]]:
     if record["dice"] is not None:
         common["dice"] = "-".join(str(f) for f in record["dice"]["faces"])
         common["first_position"] = record["dice"]["first_position"]
-    rows: dict[int, dict[str, Any]] = {}
+    return common
 
-    def at(position: int) -> dict[str, Any]:
-        row = rows.get(position)
-        if row is None:
-            row = rows[position] = dict.fromkeys(POSITION_COLUMNS) | common
-            row.update(position=position, side_bets=[], forfeited=False)
-        return row
 
+def _stacks_and_wagers(record: Doc, rows: _Rows) -> dict[int | None, int]:
+    """The stacks dealt and the wagers; returns each seat's position."""
     for stack in record["stacks"]:
-        at(stack["position"]).update(
+        rows.at(stack["position"]).update(
             stack=stack["stack"],
             seat=stack["seat"],
             player_id=stack["player_id"],
@@ -82,13 +105,17 @@ def position_rows(record: Doc) -> list[dict[str, Any]]:
         )
     seats: dict[int | None, int] = {}
     for wager in record["wagers"]:
-        row = at(wager["position"])
+        row = rows.at(wager["position"])
         row.update(seat=wager["seat"], player_id=wager["player_id"])
         row.update(wager=wager["amount"], wager_status=wager["status"])
         row["holder"] = row["holder"] or ("house" if wager["seat"] is None else "player")
         seats[wager["seat"]] = wager["position"]
+    return seats
+
+
+def _hands(record: Doc, rows: _Rows, seats: dict[int | None, int]) -> None:
     for hand in record["hands"]:
-        at(hand["position"]).update(
+        rows.at(hand["position"]).update(
             back=" ".join(hand["back"]),
             front=" ".join(hand["front"]),
             set_by=hand["by"],
@@ -100,8 +127,7 @@ def position_rows(record: Doc) -> list[dict[str, Any]]:
         )
     banker_hand = record["banker_hand"]
     if banker_hand is not None:
-        row = at(banker_hand["position"])
-        row.update(
+        rows.at(banker_hand["position"]).update(
             back=" ".join(banker_hand["back"]),
             front=" ".join(banker_hand["front"]),
             set_by="house_way",
@@ -109,23 +135,30 @@ def position_rows(record: Doc) -> list[dict[str, Any]]:
             rule=banker_hand["rule"],
         )
         seats.setdefault(banker_hand["seat"], banker_hand["position"])
+
+
+def _settlement(record: Doc, rows: _Rows) -> None:
     settlement = record["settlement"]
-    if settlement is not None:
-        for result in settlement["results"]:
-            at(result["position"]).update(
-                back_result=result["back"],
-                front_result=result["front"],
-                result=result["result"],
-                payout=result["payout"],
-                commission=result["commission"],
-                net=result["net"],
-            )
-        banker = settlement["banker"]
-        at(1).update(  # the banker is position 1 (R-DEAL-1)
-            payout=banker["result"],
-            commission=banker["commission"],
-            net=banker["net"] if banker["player_id"] is not None else banker["house_share"],
+    if settlement is None:
+        return
+    for result in settlement["results"]:
+        rows.at(result["position"]).update(
+            back_result=result["back"],
+            front_result=result["front"],
+            result=result["result"],
+            payout=result["payout"],
+            commission=result["commission"],
+            net=result["net"],
         )
+    banker = settlement["banker"]
+    rows.at(1).update(  # the banker is position 1 (R-DEAL-1)
+        payout=banker["result"],
+        commission=banker["commission"],
+        net=banker["net"] if banker["player_id"] is not None else banker["house_share"],
+    )
+
+
+def _side_bets(record: Doc, rows: _Rows, seats: dict[int | None, int]) -> None:
     for bet in record["side_bets"]:
         # A player-banker's own side bets go with the bank's position; others with the wager.
         where = seats.get(bet["seat"])
@@ -134,8 +167,7 @@ def position_rows(record: Doc) -> list[dict[str, Any]]:
                 (s["position"] for s in record["stacks"] if s["seat"] == bet["seat"]), None
             )
         if where is not None:
-            at(where)["side_bets"].append(bet)
-    return [rows[p] for p in sorted(rows)]
+            rows.at(where)["side_bets"].append(bet)
 
 
 def side_bets_csv(bets: list[dict[str, Any]]) -> str:

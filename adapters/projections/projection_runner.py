@@ -30,6 +30,7 @@ from sqlalchemy import Table
 
 from adapters.projections.accounting import AccountingProjection
 from adapters.projections.bankroll import BankrollProjection
+from adapters.projections.books import BooksProjection
 from adapters.projections.db import Database, Tx, engine_of
 from adapters.projections.rotation import RotationProjection
 from adapters.projections.rounds import RoundsProjection
@@ -54,7 +55,13 @@ class Projection(Protocol):
 
 
 def all_projections() -> list[Projection]:
-    return [BankrollProjection(), RotationProjection(), RoundsProjection(), AccountingProjection()]
+    return [
+        BankrollProjection(),
+        RotationProjection(),
+        RoundsProjection(),
+        AccountingProjection(),
+        BooksProjection(),
+    ]
 
 
 def is_table_event(event: RecordedEvent) -> bool:

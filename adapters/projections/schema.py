@@ -177,6 +177,7 @@ accounting = Table(
     _money("main_result"),
     _money("commission"),
     _money("envy_paid"),
+    _money("buy_in_drop"),  # cash and marker buy-ins: the drop as recorded at the table
     Index("ix_proj_accounting_bucket", "bucket"),  # a gaming day is a range of buckets
 )
 
@@ -190,6 +191,35 @@ accounting_side_bets = Table(
     _money("handle"),
     _money("result"),
     Index("ix_proj_accounting_side_bets_bucket", "bucket"),
+)
+
+# --- the books (issue 18): tables, their gaming days, opener, fills, credits, closer, count -------
+
+BOOK_MONEY = (
+    "opener", "opener_variance", "fills", "credits", "closer", "closer_variance", "drop_recorded",
+    "cash", "markers", "chips_in", "promotional", "drop_counted", "count_cash", "count_markers",
+    "game_win",
+)  # fmt: skip
+
+tables = Table(
+    "proj_tables",
+    metadata,
+    Column("table_id", String(ID), primary_key=True),
+    Column("gaming_day", String(10), nullable=False, default=""),
+    Column("status", String(20), nullable=False, default="open"),
+    Column("house_way", String(50), nullable=False, default=""),
+)
+
+books_days = Table(
+    "proj_books_days",
+    metadata,
+    Column("table_id", String(ID), primary_key=True),
+    Column("gaming_day", String(10), primary_key=True),
+    Column("status", String(20), nullable=False, default="open"),
+    *(_money(name) for name in BOOK_MONEY),
+    _count("fill_slips"),
+    _count("credit_slips"),
+    Column("counted", Boolean, nullable=False, default=False),
 )
 
 PROJECTION_TABLES = tuple(metadata.tables)

@@ -1,11 +1,11 @@
-"""The ``es`` House Way: seed 002's "Camino de la casa" (R-HW-1), as RULES.md reads it.
+"""The ``es`` House Way: seed 002's "Camino de la casa" (R-HW-1), as docs/rules.md reads it.
 
 Dispatch is by clause family in R-HW-3 order (``shape.family``; see ``decide`` for the one
 shortcut). Only the straight and flush family enumerates splits; every other clause builds its
 front directly (a few explicit choices where cards of one rank, such as a real ace and the joker,
 may differ in what the back makes), so the common hands cost one five-card evaluation.
 
-Readings where RULES.md is silent (also written in the clause texts below):
+Readings where docs/rules.md is silent (also written in the clause texts below):
 
 * A full-house shape that also holds a straight or flush (only possible with the joker among
   the aces, e.g. A-A-JK K-K Q-J) is decided by the es full-house rule: the es straight clause
@@ -162,7 +162,7 @@ def _straight_with_front_of_rank(shape: Shape, rank: int) -> Candidate | None:
 def _straights(shape: Shape) -> Decision:
     if shape.trips:
         if shape.pairs or len(shape.trips) > 1:
-            return _full_house(shape)  # silent in RULES.md: see the module docstring
+            return _full_house(shape)  # silent in docs/rules.md: see the module docstring
         kept = _straight_with_front_of_rank(shape, shape.trips[0])
         if kept is not None:
             return kept, "es.straights.trips_pair_front"

@@ -1,4 +1,4 @@
-"""The Foxwoods House Way (RULES.md, House Way, ``foxwoods``; R-HW-1..6).
+"""The Foxwoods House Way (docs/rules.md, House Way, ``foxwoods``; R-HW-1..6).
 
 The published Foxwoods way, the one the exact combinatorial analysis used. ``decide`` reads the
 shape first (R-HW-2) and only searches splits where a clause needs it: the straight and flush

@@ -1,9 +1,9 @@
-"""The Trump Plaza (Atlantic City) House Way: RULES.md "House Way", list ``trump_plaza``.
+"""The Trump Plaza (Atlantic City) House Way: docs/rules.md "House Way", list ``trump_plaza``.
 
 R-HW-1 names it; R-HW-2 (the joker is an ace for every shape and "single ace" test), R-HW-3 (clause
 order and redirects), R-HW-4 (best front, then best back), R-HW-5 (never foul) and R-HW-6 ("X can go
-front", how quads and two pairs split) apply throughout. RULES.md is the whole spec: there is no
-seed document for this way.
+front", how quads and two pairs split) apply throughout. docs/rules.md is the whole spec: there is
+no seed document for this way.
 
 Every clause answers one stable id from :data:`CLAUSES`. Most hands are decided from the shape alone
 with one evaluated candidate; only straight and flush hands enumerate splits (cached in the shape).

@@ -1,4 +1,5 @@
-"""R-VAR-7: the exact figures RULES.md publishes over all C(53,7) = 154,143,080 seven-card hands.
+"""R-VAR-7: the exact figures docs/rules.md publishes over all C(53,7) = 154,143,080 seven-card
+hands.
 
 Copied from the rulebook, the authority the exhaustive count answers to (the unit test and the CI
 check both compare against these; nothing in the table reads them).

@@ -10,8 +10,8 @@ raises :class:`~table_core.errors.DomainError` and emits nothing. The state is a
 A command in the wrong phase raises :class:`WrongState`, which names the phase.
 
 The deciders live one module per phase (seating, bank_rotation, wagering, deal_and_dice,
-setting_hands, settling, voiding) over the checks they share (guards); this module dispatches a
-command to its decider.
+setting_hands, settling, voiding; inventory for the books) over the checks they share (guards);
+this module dispatches a command to its decider.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from table_core.table.bank_rotation import accept_bank, decline_bank, start_roun
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
 from table_core.table.guards import NotAllowed, WrongState
+from table_core.table.inventory import DECIDERS as BOOKS_DECIDERS
 from table_core.table.seating import (
     buy_in,
     cash_out,
@@ -92,6 +93,7 @@ _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
     Settle: settle,
     CloseRound: close_round,
     VoidRound: void_round,
+    **BOOKS_DECIDERS,  # the gaming day, the tray, the count, ratings (inventory.py)
 }
 
 

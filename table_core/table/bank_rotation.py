@@ -69,6 +69,8 @@ def start_round(state: TableState, cmd: StartRound) -> list[Event]:
     rules = opened(state, "start a round")
     if state.round is not None and state.round.phase not in ("closed", "voided"):
         raise WrongState("start a round", state.phase)
+    if state.books == "closed":  # issue 18: a closed table takes no round until it reopens
+        raise WrongState("start a round", "closed")
     require(cmd.actor, DEALER_ROLES, "start a round")
     number = state.last_round + 1
     order: tuple[int, ...] = ()

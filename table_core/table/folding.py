@@ -45,6 +45,8 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.rules import TableRules
+from table_core.table.inventory import HANDLERS as BOOKS_HANDLERS
+from table_core.table.inventory import sold_from_tray
 from table_core.table.state import (
     Phase,
     PlayedHand,
@@ -169,6 +171,8 @@ def _rules_changed(draft: _Draft, event: RulesChanged) -> None:
 def _player_seated(draft: _Draft, event: PlayerSeated) -> None:
     draft.mapping("seats")[event.seat] = event.player_id
     draft.mapping("balances").setdefault(event.player_id, 0)
+    if event.card is not None:  # a carded player: a rating opens (issue 18)
+        draft.mapping("ratings")[event.player_id] = event.at
 
 
 def _player_left(draft: _Draft, event: PlayerLeft) -> None:
@@ -180,6 +184,7 @@ def _player_left(draft: _Draft, event: PlayerLeft) -> None:
 def _chips_bought_in(draft: _Draft, event: ChipsBoughtIn) -> None:
     draft.credit(event.player_id, event.amount)
     draft.table["bought_in"] += event.amount
+    sold_from_tray(draft, event)
 
 
 def _chips_cashed_out(draft: _Draft, event: ChipsCashedOut) -> None:
@@ -446,6 +451,7 @@ _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     MeterChanged: _meter_changed,
     RoundVoided: _round_voided,
     RoundClosed: _round_closed,
+    **BOOKS_HANDLERS,  # the gaming day, the tray, the count (inventory.py)
 }
 
 

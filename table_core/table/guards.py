@@ -109,3 +109,12 @@ def envelope(state: TableState, cmd: Command) -> dict[str, Any]:
     if state.round is not None:
         env["round"] = state.round.number
     return env
+
+
+def require_tray_covers(state: TableState, out: int, what: str) -> None:
+    """The tray can give ``out`` chips (issue 18; a table without books has no tray to check)."""
+    tray = state.tray
+    if tray is not None and out > tray:
+        raise DomainError(
+            f"the tray of table {state.table_id} holds {tray}, {what} needs {out}: fill it first"
+        )

@@ -6,13 +6,15 @@ during one, as long as they leave the live round's wagers and the bank covered.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from table_core.banking import chips_held
 from table_core.commands import BuyIn, CashOut, ChangeRules, LeaveSeat, OpenTable, SeatPlayer
 from table_core.dealing import SEATS
 from table_core.errors import ConfigurationError, DomainError
 from table_core.events import (
+    DROP_MEDIA,
+    BuyInMedium,
     ChipsBoughtIn,
     ChipsCashedOut,
     Event,
@@ -35,8 +37,11 @@ from table_core.table.guards import (
     player_seat,
     require,
     require_player,
+    require_tray_covers,
 )
 from table_core.table.state import TableState
+
+_MEDIA = get_args(BuyInMedium)
 
 
 def _check_playable(rules: TableRules) -> None:
@@ -126,11 +131,12 @@ def seat_player(state: TableState, cmd: SeatPlayer) -> list[Event]:
         raise DomainError(f"seat {cmd.seat} is taken by {state.seats[cmd.seat]}")
     if not cmd.player_id or state.seat_of(cmd.player_id) is not None:
         raise DomainError(f"player {cmd.player_id!r} is already seated or has no id")
-    return [
-        PlayerSeated(
-            **envelope(state, cmd) | {"round": None}, seat=cmd.seat, player_id=cmd.player_id
-        )
-    ]
+    if state.books == "closed":
+        raise WrongState("seat a player", "closed")
+    env = envelope(state, cmd) | {"round": None}
+    if cmd.card is None:
+        return [PlayerSeated(**env, seat=cmd.seat, player_id=cmd.player_id)]
+    return [PlayerSeated(**env, seat=cmd.seat, player_id=cmd.player_id, card=cmd.card)]
 
 
 def leave_seat(state: TableState, cmd: LeaveSeat) -> list[Event]:
@@ -155,7 +161,22 @@ def buy_in(state: TableState, cmd: BuyIn) -> list[Event]:
     if cmd.amount <= 0:
         raise DomainError(f"a buy-in is a positive amount of minor units, got {cmd.amount}")
     env = envelope(state, cmd) | {"round": None}
-    return [ChipsBoughtIn(**env, player_id=cmd.player_id, amount=cmd.amount)]
+    if cmd.medium is None and cmd.marker is None:  # recorded as before issue 18: read as cash
+        require_tray_covers(state, cmd.amount, "the buy-in")
+        return [ChipsBoughtIn(**env, player_id=cmd.player_id, amount=cmd.amount)]
+    if cmd.medium not in _MEDIA:
+        raise DomainError(f"a buy-in's medium is one of {', '.join(_MEDIA)}, not {cmd.medium!r}")
+    if (cmd.medium == "marker") != (cmd.marker is not None and bool(cmd.marker.strip())):
+        raise DomainError("a marker buy-in gives the marker's number, and only a marker does")
+    if state.books == "closed":
+        raise WrongState("buy in", "closed")
+    if cmd.medium in DROP_MEDIA:
+        require_tray_covers(state, cmd.amount, "the buy-in")
+    return [
+        ChipsBoughtIn(
+            **env, player_id=cmd.player_id, amount=cmd.amount, medium=cmd.medium, marker=cmd.marker
+        )
+    ]
 
 
 def cash_out(state: TableState, cmd: CashOut) -> list[Event]:

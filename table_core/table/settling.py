@@ -33,7 +33,15 @@ from table_core.side_bets import (
     progressive_payout,
     settle_side_bet,
 )
-from table_core.table.guards import DEALER_ROLES, PROGRESSIVE, envelope, live_round, require
+from table_core.table.guards import (
+    DEALER_ROLES,
+    PROGRESSIVE,
+    envelope,
+    live_round,
+    require,
+    require_tray_covers,
+)
+from table_core.table.inventory import tray_change
 from table_core.table.state import PlayedHand, RoundState, TableState, Wager
 from table_core.variants import (
     Override,
@@ -74,8 +82,12 @@ def settle(state: TableState, cmd: Settle) -> list[Event]:
     main = _settle_main_wagers(round_state, env)
     offered = round_state.rules.side_bets
     if not round_state.side_bets and (offered.envy is None or "fortune" not in offered.offered):
-        return main  # what the two below answer: no side bet to settle, no Envy to pay
-    return [*main, *_settle_side_bets(state, round_state, env), *_envy(round_state, env)]
+        events = main  # what the two below answer: no side bet to settle, no Envy to pay
+    else:
+        events = [*main, *_settle_side_bets(state, round_state, env), *_envy(round_state, env)]
+    if state.books != "untracked":  # issue 18: the tray pays; a fill must come first
+        require_tray_covers(state, -tray_change(events), f"round {round_state.number}'s payouts")
+    return events
 
 
 #: ``settlement_table(amount, rules)`` by amount and rules object (a table's rules are one object

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from operator import attrgetter, itemgetter
 from typing import Literal
 
@@ -150,7 +151,28 @@ class TableState:
     commission: int = 0
     meter: int = 0
     meter_seeded: int = 0
+    #: The books (issue 18, inventory.py): ``untracked`` for a table opened without an opener
+    #: (as every table was before), else ``open`` or ``closed`` for its ``gaming_day``.
+    books: Literal["untracked", "open", "closed"] = "untracked"
+    gaming_day: date | None = None
+    #: The tray is ``tray_base + house_result + commission`` (see ``tray``).
+    tray_base: int = 0
+    last_closer: int | None = None
+    #: The slip numbers of the day's fills and credits (a slip is used once).
+    slips: frozenset[str] = frozenset()
+    #: Closed gaming days whose drop box the count has not recorded yet.
+    uncounted: tuple[date, ...] = ()
+    #: Carded players -> when their last rating at this table opened (``player_seated``).
+    ratings: Mapping[str, datetime] = field(default_factory=dict)
     version: int = 0
+
+    @property
+    def tray(self) -> int | None:
+        """The chips in the tray now (``None``: a table without books): the opener, plus fills,
+        less credits and the chips sold for cash and markers, plus what the house won since."""
+        if self.books == "untracked":
+            return None
+        return self.tray_base + self.house_result + self.commission
 
     @property
     def phase(self) -> str:

@@ -118,9 +118,11 @@ def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) ->
     assert max(len(line) for line in out.splitlines()) <= _width()  # fits a pipe's width
     accounting = _sections(out, "Table accounting")
     assert accounting, out
-    # table, gaming day, rounds, voided, hands, push %, drop, win, hold %, commission,
-    # side handle, side win, total win
-    assert _row(accounting, "PG-7", "2026-03-14") == [
+    # table, gaming day, rounds, voided, hands, push %, handle, drop, win, hold %, commission,
+    # side handle, side win, total win (and the books' columns, empty: no opener at this table).
+    # The drop is the buy-ins (1,000.00, recorded without a medium: cash); hold % is the game win
+    # -84.50 over it (issue 18's correction: the wagers' 150.01 are the handle).
+    assert _row(accounting, "PG-7", "2026-03-14")[:14] == [
         "PG-7",
         "2026-03-14",
         "3",
@@ -128,8 +130,9 @@ def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) ->
         "7",
         "14.29%",
         "150.01",
+        "1,000.00",
         "-64.50",
-        "-43.00%",
+        "-8.45%",
         "5.50",
         "5.00",
         "-20.00",
@@ -169,8 +172,9 @@ def test_the_report_for_people_is_cut_to_fit_a_narrow_terminal(paigow: Run, even
     assert max(len(line) for line in out.splitlines()) <= 60
     accounting = _sections(out, "Table accounting")
     assert len(accounting) > 1
-    assert _row(accounting, "PG-7", "2026-03-14")[2:] == [
-        "3", "1", "7", "14.29%", "150.01", "-64.50", "-43.00%", "5.50", "5.00", "-20.00", "-84.50"
+    assert _row(accounting, "PG-7", "2026-03-14")[2:14] == [
+        "3", "1", "7", "14.29%", "150.01", "1,000.00", "-64.50", "-8.45%", "5.50", "5.00",
+        "-20.00", "-84.50",
     ]  # fmt: skip
 
 

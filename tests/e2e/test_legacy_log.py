@@ -20,11 +20,14 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_log"
 
 
 @pytest.fixture
-def legacy(tmp_path: Path) -> str:
-    """A copy beside the scratch folder (the reading commands build projections in it)."""
+def legacy(tmp_path: Path, paigow: Run) -> str:
+    """A copy beside the scratch folder (the reading commands build projections in it), upgraded:
+    schema 0006 (issue 18) added the books' projection tables; the events and their bytes stay."""
     for name in ("seed1_200.db", "seed1_200.db.signing-key.pub"):
         shutil.copy(FIXTURE / name, tmp_path / name)
-    return f"sqlite:///{tmp_path / 'seed1_200.db'}"
+    url = f"sqlite:///{tmp_path / 'seed1_200.db'}"
+    assert paigow("db", "upgrade", "--db", url).returncode == 0
+    return url
 
 
 def _without_timing(record: dict[str, object]) -> dict[str, object]:

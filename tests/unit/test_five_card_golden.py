@@ -1,4 +1,4 @@
-"""Golden five-card (back) hands, written by hand from RULES.md R-HI-1..5 (and R-CARD-3).
+"""Golden five-card (back) hands, written by hand from docs/rules.md R-HI-1..5 (and R-CARD-3).
 
 Each row is ``clause, cards, wheel_rank, category, strength list, name``. ``wheel_rank`` is
 ``second`` (the default), ``lowest``, or ``both`` when the setting cannot change the hand. Strength

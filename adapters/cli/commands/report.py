@@ -87,10 +87,10 @@ def _day(text: str, gaming_day: Any) -> date | None:
 def run_report(args: argparse.Namespace) -> int:
     from adapters.cli.progress import Progress
     from adapters.projections import ProjectionRunner, opened
-    from adapters.projections.gaming_day import GamingDay
     from adapters.projections.reports import VIEWS, build_report
+    from adapters.settings import load_settings
 
-    gaming_day = GamingDay.from_settings(args.tz, args.cutoff)
+    gaming_day = load_settings().gaming_day(args.tz, args.cutoff)
     day = _day(args.day, gaming_day)
     view = args.view or ("accounting" if args.format == "csv" else "all")
     if args.format == "csv" and view == "all":
@@ -200,6 +200,7 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
             ("voided", "rounds_voided", str),
             ("hands", "hands", str),
             ("push %", "push_rate_pct", pct),
+            ("handle", "handle", money),
             ("drop", "drop", money),
             ("win", "win", signed_money),
             ("hold %", "hold_pct", pct),
@@ -207,6 +208,11 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
             ("side handle", "side_handle", money),
             ("side win", "side_win", signed_money),
             ("total win", "total_win", signed_money),
+            ("opener", "opener", money),
+            ("fills", "fills", money),
+            ("credits", "credits", money),
+            ("closer", "closer", money),
+            ("inventory win", "inventory_win", signed_money),
         ],
     ),
     "side_bets": (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,3 +231,17 @@ def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands
     assert answer["error"] == "invalid_request"
     assert answer["detail"][0]["loc"] == ["body", "reason"]
     assert [e.type for e in service.store.read_all()] == ["table_opened"]
+
+
+def test_the_fast_path_setting_turns_it_off_for_a_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adapters.http.fast import FastCommands
+    from adapters.http.server import build_app
+
+    def fast_in(app: Any) -> bool:
+        return any(middleware.cls is FastCommands for middleware in app.user_middleware)
+
+    assert fast_in(build_app(f"sqlite:///{tmp_path / 'on.db'}"))
+    monkeypatch.setenv("PAIGOW_HTTP_FAST_PATH", "0")
+    assert not fast_in(build_app(f"sqlite:///{tmp_path / 'off.db'}"))

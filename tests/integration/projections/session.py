@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from adapters.clock import SteppingClock
+from adapters.projections.books import BOOK_COLUMNS
 from adapters.service import TableService
 from table_core import commands as c
 from table_core.cards import FULL_DECK, card_text, parse_cards
@@ -271,11 +272,13 @@ ACCOUNTING = {
     "hands": 3 + 2 + 2,
     "pushes": 1,
     "push_rate_pct": "14.29",  # 1 / 7
-    "drop": 8_000 + 5_001 + 2_000,
+    "handle": 8_000 + 5_001 + 2_000,
+    # The casino's drop (issue 18): the buy-ins, recorded without a medium, so read as cash.
+    "drop": 50_000 + 20_000 + 30_000,
     "main_result": -7_000,
     "commission": 550,
     "win": -6_450,
-    "hold_pct": "-43.00",  # -6,450 / 15,001 = -42.997 %
+    "hold_pct": "-8.45",  # no books: the game win -8,450 / drop 100,000
     "side_bets": 1,
     "side_handle": 500,
     "side_result": -1_500,
@@ -283,6 +286,10 @@ ACCOUNTING = {
     "side_win": -2_000,
     "side_hold_pct": "-400.00",
     "total_win": -8_450,
+    **dict.fromkeys(BOOK_COLUMNS),
+    "books": "none",
+    "drop_recorded": 100_000,
+    "game_win": -8_450,
 }
 
 SIDE_BETS = [

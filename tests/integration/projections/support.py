@@ -27,4 +27,4 @@ def dump(runner: ProjectionRunner) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def report(runner: ProjectionRunner, day: date | None, zone: str = "UTC") -> dict[str, Any]:
-    return build_report(runner, GamingDay.from_settings(zone, "06:00"), day=day)
+    return build_report(runner, GamingDay.of(zone, "06:00"), day=day)

@@ -51,7 +51,7 @@ def test_an_idle_gaming_day_reports_zeros_and_no_hold(
     s.play_evening(s.Session(store))
     idle = report(ProjectionRunner(store), date(2026, 3, 15))["accounting"]
     assert len(idle) == 1
-    assert idle[0]["rounds_played"] == idle[0]["drop"] == idle[0]["win"] == 0
+    assert idle[0]["rounds_played"] == idle[0]["handle"] == idle[0]["win"] == 0
     assert idle[0]["hold_pct"] is None and idle[0]["push_rate_pct"] is None
 
 

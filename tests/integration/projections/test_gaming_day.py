@@ -14,6 +14,7 @@ from freezegun import freeze_time
 from adapters.cli.main import main
 from adapters.clock import system_clock
 from adapters.projections import GamingDay, ProjectionRunner
+from adapters.settings import load_settings
 from adapters.store import open_store
 from table_core import commands as c
 from table_core.errors import DomainError
@@ -72,11 +73,19 @@ def test_rounds_either_side_of_the_cut_off_count_on_their_own_gaming_day(tmp_pat
     _evening(store)
     runner = ProjectionRunner(store)
     thirteenth = report(runner, date(2026, 3, 13), PARIS)["accounting"][0]
-    assert (thirteenth["rounds_played"], thirteenth["drop"], thirteenth["win"]) == (1, 1_000, -950)
-    assert thirteenth["rounds_voided"] == 0 and thirteenth["hold_pct"] == "-95.00"
+    assert (thirteenth["rounds_played"], thirteenth["handle"], thirteenth["win"]) == (
+        1,
+        1_000,
+        -950,
+    )
+    assert thirteenth["rounds_voided"] == 0 and thirteenth["hold_pct"] == "-9.50"  # / drop 10,000
     fourteenth = report(runner, date(2026, 3, 14), PARIS)["accounting"][0]
-    assert (fourteenth["rounds_played"], fourteenth["drop"], fourteenth["win"]) == (1, 2_000, 2_000)
-    assert fourteenth["rounds_voided"] == 1 and fourteenth["hold_pct"] == "100.00"
+    assert (fourteenth["rounds_played"], fourteenth["handle"], fourteenth["win"]) == (
+        1,
+        2_000,
+        2_000,
+    )
+    assert fourteenth["rounds_voided"] == 1 and fourteenth["hold_pct"] is None  # no drop that day
     # In UTC with the same 06:00 cut-off, all three are on the 13th (04:40..05:10 UTC).
     every = report(runner, None, "UTC")["accounting"]
     assert [(r["gaming_day"], r["rounds_played"], r["rounds_voided"]) for r in every] == [
@@ -84,7 +93,7 @@ def test_rounds_either_side_of_the_cut_off_count_on_their_own_gaming_day(tmp_pat
     ]
     # Every day listed: the two Paris gaming days, in order.
     paris = report(runner, None, PARIS)["accounting"]
-    assert [(r["gaming_day"], r["drop"]) for r in paris] == [
+    assert [(r["gaming_day"], r["handle"]) for r in paris] == [
         ("2026-03-13", 1_000),
         ("2026-03-14", 2_000),
     ]
@@ -110,16 +119,16 @@ def test_the_report_of_today_follows_the_clock_across_the_cut_off(
     assert status == 0
     out = json.loads(capsys.readouterr().out)
     assert out["gaming_day"] == today and out["timezone"] == PARIS and out["cutoff"] == "06:00"
-    assert out["accounting"][0]["drop"] == drop
+    assert out["accounting"][0]["handle"] == drop
 
 
 def test_a_gaming_day_across_the_change_to_summer_time_lasts_23_hours() -> None:
-    paris = GamingDay.from_settings(PARIS, "06:00")
+    paris = GamingDay.of(PARIS, "06:00")
     assert paris.start(date(2026, 3, 28)) == datetime(2026, 3, 28, 5, 0, tzinfo=UTC)
     assert paris.start(date(2026, 3, 29)) == datetime(2026, 3, 29, 4, 0, tzinfo=UTC)
     assert paris.day_of(datetime(2026, 3, 29, 3, 59, 59, tzinfo=UTC)) == date(2026, 3, 28)
     assert paris.day_of(datetime(2026, 3, 29, 4, 0, tzinfo=UTC)) == date(2026, 3, 29)
-    late = GamingDay.from_settings(PARIS, "02:30")  # a cut-off inside the skipped hour
+    late = GamingDay.of(PARIS, "02:30")  # a cut-off inside the skipped hour
     assert late.day_of(datetime(2026, 3, 29, 0, 59, tzinfo=UTC)) == date(2026, 3, 28)
 
 
@@ -128,12 +137,12 @@ def test_the_settings_come_from_the_environment_and_bad_ones_are_refused(
 ) -> None:
     monkeypatch.setenv("PAIGOW_TZ", "America/Los_Angeles")
     monkeypatch.setenv("PAIGOW_GAMING_DAY_CUTOFF", "04:00")
-    vegas = GamingDay.from_settings()
+    vegas = load_settings().gaming_day()
     assert (vegas.zone_name, vegas.cutoff_text) == ("America/Los_Angeles", "04:00")
     assert vegas.day_of(datetime(2026, 7, 1, 10, 59, tzinfo=UTC)) == date(2026, 6, 30)  # 03:59 PDT
     with pytest.raises(DomainError, match="quarter hour"):
-        GamingDay.from_settings("UTC", "06:10")
+        GamingDay.of("UTC", "06:10")
     with pytest.raises(DomainError, match="unknown time zone"):
-        GamingDay.from_settings("Mars/Olympus_Mons")
+        load_settings().gaming_day("Mars/Olympus_Mons")
     with pytest.raises(DomainError, match="HH:MM"):
-        GamingDay.from_settings("UTC", "six")
+        GamingDay.of("UTC", "six")

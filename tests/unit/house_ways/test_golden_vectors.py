@@ -1,4 +1,4 @@
-"""Golden House Way vectors, written by hand from RULES.md before the code ran on them.
+"""Golden House Way vectors, written by hand from docs/rules.md before the code ran on them.
 
 Each ``golden/<house way>.json`` is a list of ``{"cards", "back", "front", "rule", "why"}``. A
 vector matches when the clause id is the same, the front holds the same ranks (``JK`` apart), and

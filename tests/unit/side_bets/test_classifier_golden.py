@@ -1,4 +1,4 @@
-"""Golden seven-card hands for the side bets, written by hand from RULES.md R-VAR-3..5.
+"""Golden seven-card hands for the side bets, written by hand from docs/rules.md R-VAR-3..5.
 
 Each row: clause, the seven cards, the hand class, then the Fortune line and pays on the default
 table (R-VAR-3: 8000/2000/1000/400/150/50/25/5/4/3/2) and the Emperor's Treasure line and pays

@@ -1,0 +1,84 @@
+"""The house's layers, read from the code's own imports (issue 16): a test that fails the day
+someone breaks them.
+
+- ``table_core`` is pure: the standard library and pydantic, nothing else (no I/O libraries, no
+  adapters, no log format).
+- ``eventlog`` owns the log format: it may use ``table_core`` and a few libraries, never
+  ``adapters`` or ``audit``, and never SQLAlchemy (its queries are text any reader can run).
+- ``audit`` imports ``table_core``, ``eventlog`` and libraries only: never the service, the HTTP or
+  the command-line code (or anything else of ``adapters``), so a regulator's replay does not run
+  the code it checks.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+PROJECT = frozenset({"table_core", "eventlog", "adapters", "audit", "migrations", "tests"})
+
+
+def imports_of(package: str) -> Iterator[tuple[str, int, str]]:
+    """Every absolute import in a package: (file, line, top-level module name)."""
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                yield str(path.relative_to(ROOT)), node.lineno, name
+
+
+def offenders(package: str, allowed: frozenset[str], refused: tuple[str, ...] = ()) -> list[str]:
+    found = []
+    for where, line, name in imports_of(package):
+        top = name.split(".")[0]
+        if top in STDLIB:
+            continue
+        if top not in allowed or name.startswith(refused):
+            found.append(f"{where}:{line} imports {name}")
+    return found
+
+
+def test_the_core_imports_only_the_standard_library_and_pydantic() -> None:
+    assert offenders("table_core", frozenset({"table_core", "pydantic"})) == []
+
+
+def test_the_log_format_imports_the_core_and_no_adapter_or_database_library() -> None:
+    allowed = frozenset({"eventlog", "table_core", "pydantic", "orjson", "cryptography"})
+    assert offenders("eventlog", allowed) == []
+
+
+def test_the_audit_imports_only_the_core_the_log_format_and_libraries() -> None:
+    libraries = frozenset({"pydantic", "orjson", "cryptography", "sqlalchemy", "psycopg"})
+    allowed = frozenset({"audit", "table_core", "eventlog"}) | libraries
+    assert offenders("audit", allowed) == []
+
+
+@pytest.mark.parametrize(
+    ("package", "allowed", "expected"),
+    [
+        ("table_core", frozenset({"table_core", "pydantic"}), []),
+        ("audit", frozenset({"audit"}), "table_core"),
+    ],
+)
+def test_the_guard_itself_sees_imports(
+    package: str, allowed: frozenset[str], expected: object
+) -> None:
+    # The guard must be able to fail: with table_core refused, audit's imports are reported.
+    found = offenders(package, allowed)
+    if expected == []:
+        assert found == []
+    else:
+        assert any(f"imports {expected}" in line for line in found)
+        assert not PROJECT.isdisjoint({line.split(" imports ")[1].split(".")[0] for line in found})
