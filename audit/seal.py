@@ -29,19 +29,32 @@ from audit.findings import Finding
 from eventlog.system_events import LIFECYCLE_TYPES
 
 ROUND_ENDS = frozenset({"round_closed", "round_voided"})
-#: A table's events that may come between rounds (outside any round in progress).
-TABLE_FACTS = frozenset(
+#: A table's events that only ever come inside a round, between its start and its end. Every
+#: other table event (a seat, a buy-in, a rules change, the books of issue 18, any new kind) is
+#: looked at: recorded while its table has no round open, it belongs to no round in progress.
+IN_ROUND = frozenset(
     {
-        "table_opened",
-        "rules_changed",
-        "player_seated",
-        "player_left",
-        "chips_bought_in",
-        "chips_cashed_out",
+        "bank_offered",
+        "bank_accepted",
+        "bank_declined",
+        "bet_placed",
+        "side_bet_placed",
+        "wager_returned",
+        "bets_closed",
+        "stacks_dealt",
+        "dice_rolled",
+        "stacks_assigned",
+        "hand_set",
+        "foul_reset",
+        "hand_forfeited",
+        "banker_hand_set",
+        "round_settled",
+        "commission_taken",
+        "side_bet_settled",
+        "envy_paid",
+        "meter_changed",
     }
 )
-#: Table event types the tracker looks at (a frozenset lookup per row, nothing more).
-ROUND_MARKS = frozenset({"round_started", *ROUND_ENDS, *TABLE_FACTS})
 
 
 @dataclass
@@ -59,15 +72,14 @@ class Seal:
     def table_mark(self, row: Sequence[Any], payload: dict[str, Any] | None) -> None:
         position = row[0] if type(row[0]) is int else 0
         kind = row[3]
-        if kind in TABLE_FACTS:
-            if self.started.get(row[1], (0, None))[0] <= self.ended.get(row[1], 0):
-                self.last_outside = max(self.last_outside, position)
-        elif kind == "round_started":
+        if kind == "round_started":
             number = payload.get("round") if payload is not None else None
             self.started[row[1]] = (position, number)
-        else:
+        elif kind in ROUND_ENDS:
             self.last_end = max(self.last_end, position)
             self.ended[row[1]] = position
+        elif self.started.get(row[1], (0, None))[0] <= self.ended.get(row[1], 0):
+            self.last_outside = max(self.last_outside, position)
 
     def system(self, row: Sequence[Any]) -> None:
         position = row[0] if type(row[0]) is int else 0

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from audit.chain import Integrity
 from audit.findings import AuditReport, Finding
-from audit.seal import ROUND_MARKS, Seal, describe
+from audit.seal import IN_ROUND, Seal, describe
 from audit.sources import LogSource
 from audit.tables import Envelope, Tables, TablesInProcesses, first_line
 from eventlog.system_events import SYSTEM_STREAM, parse_system_event
@@ -184,7 +184,7 @@ def _pass(
     send = tables.row
     envelope = Envelope()
     count = 0
-    marks = ROUND_MARKS
+    in_round = IN_ROUND
     mark = seal.table_mark
     for row in source.rows:
         count += 1
@@ -199,7 +199,7 @@ def _pass(
                 _system_event(row, payload, integrity, envelope)
             continue
         seal.last_table = row[0]
-        if row[3] in marks:
+        if row[3] not in in_round:
             mark(row, payload)
         if type(stream) is str and (table is None or stream == table):
             send(row, payload, len(findings) == known)

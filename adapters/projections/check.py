@@ -66,7 +66,10 @@ def check_projections(url: Any, day: GamingDay | None = None) -> list[Finding]:
         stored = _stored_positions(connection)
         if not stored:
             return []
-        day = day or GamingDay.from_settings()
+        if day is None:
+            from adapters.settings import load_settings
+
+            day = load_settings().gaming_day()
         findings: list[Finding] = []
         for projection in all_projections():
             until = stored.get(projection.name, 0)
