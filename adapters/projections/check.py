@@ -70,15 +70,19 @@ def check_projections(url: Any, day: GamingDay | None = None) -> list[Finding]:
             from adapters.settings import load_settings
 
             day = load_settings().gaming_day()
-        findings: list[Finding] = []
+        # Projections that applied the same position are rebuilt together: one read of the log.
+        groups: dict[int, list[Projection]] = {}
         for projection in all_projections():
             until = stored.get(projection.name, 0)
-            if until <= 0:
-                continue
+            if until > 0:
+                groups.setdefault(until, []).append(projection)
+        findings: list[Finding] = []
+        for until, projections in sorted(groups.items()):
             feed = _LogFeed(connection, mark)
             try:
-                ProjectionRunner(feed, [projection]).catch_up(until=until)
-                findings += _compare(projection, connection, feed.engine, day)
+                ProjectionRunner(feed, projections).catch_up(until=until)
+                for projection in projections:
+                    findings += _compare(projection, connection, feed.engine, day)
             finally:
                 feed.engine.dispose()
         return findings
