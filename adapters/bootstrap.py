@@ -5,18 +5,19 @@
 The store is opened at the URL given (``--db``), else the ``db`` setting; it signs checkpoints
 with the ``signing_key`` setting, else the key beside a SQLite file (adapters/store). The service
 draws decks and dice from ``source`` (the secure source unless a command seeds one) and reads the
-time from ``clock``.
+time from ``clock``, recording its steps (R4) beyond the ``clock_step_tolerance`` setting.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.engine import URL
 
-from adapters.clock import Clock, system_clock
+from adapters.clock import Clock, monotonic_seconds, system_clock
 from adapters.rng import SecureDeckAndDice
 from adapters.service import TableService
 from adapters.settings import Settings
@@ -66,6 +67,10 @@ def wire(
         store_name=url.render_as_string(hide_password=True),
         schema_revision=head_revision() if record_schema_revision else None,
         shared=shared,
+        clock_tolerance=timedelta(seconds=settings.clock_step_tolerance),
+        # The system clock's steps forwards show against the monotonic clock; a simulation's
+        # stepping clock has none to compare with (R4: only its steps back are noticed).
+        monotonic=monotonic_seconds if clock is system_clock else None,
     )
     if shared:  # one of several workers: say which one logged each line
         service.log = service.log.bind(pid=os.getpid())

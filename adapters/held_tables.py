@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from datetime import datetime
 
 from eventlog.mapper import parse_event
 from table_core.events import Event
@@ -31,6 +32,10 @@ class HeldTables:
         #: Tables held in memory that the store showed to be behind: caught up on next use.
         self._stale: set[str] = set()
         self._keeping = threading.Lock()  # request threads share the tables held in memory
+        #: Each held table's last event as read or written here: its global position and time
+        #: (R4: the service checks that a table's next event is not earlier, or a clock step
+        #: recorded after it).
+        self._last: dict[str, tuple[int, datetime]] = {}
 
     def refresh(self, table_id: str) -> TableState:
         """The table as the store holds it now: the state in memory plus the events after its
@@ -39,11 +44,12 @@ class HeldTables:
         self._stale.discard(table_id)  # before the read: a mark made during it is kept
         held = self._tables.get(table_id)
         if held is None:
-            return self.keep(table_id, fold(table_events(self.store.read_stream(table_id))))
+            events = self.store.read_stream(table_id)
+            return self.keep(table_id, fold(table_events(events)), events[-1] if events else None)
         later = self.store.read_stream(table_id, held.version)
         if not later:
             return held
-        return self.keep(table_id, fold(table_events(later), held))
+        return self.keep(table_id, fold(table_events(later), held), later[-1])
 
     def current(self, table_id: str) -> TableState:
         """What commands decide on: the state in memory, caught up first only when the store
@@ -53,15 +59,24 @@ class HeldTables:
             return self.refresh(table_id)
         return held
 
-    def keep(self, table_id: str, state: TableState) -> TableState:
+    def keep(
+        self, table_id: str, state: TableState, last: RecordedEvent | None = None
+    ) -> TableState:
         """Hold ``state`` unless a newer one is held already (a reader catching up and a command
-        finishing may cross): the state held never goes back. Returns the state held."""
+        finishing may cross): the state held never goes back. ``last``: the recorded event that
+        state ends with. Returns the state held."""
         with self._keeping:
             held = self._tables.get(table_id)
             if held is not None and held.version > state.version:
                 return held
             self._tables[table_id] = state
+            if last is not None:
+                self._last[table_id] = (last.position, last.at)
             return state
+
+    def last_event(self, table_id: str) -> tuple[int, datetime] | None:
+        """The global position and time of the table's last event held (``None``: none)."""
+        return self._last.get(table_id)
 
     def mark_stale(self, table_id: str) -> None:
         """The store showed this table behind (another writer moved it on): catch up next time."""
@@ -71,4 +86,5 @@ class HeldTables:
         """Hold nothing for this table (an id nobody opened: keep no empty state in memory)."""
         with self._keeping:
             self._tables.pop(table_id, None)
+            self._last.pop(table_id, None)
         self._stale.discard(table_id)

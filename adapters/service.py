@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from adapters.batches import (
@@ -32,7 +33,7 @@ from adapters.batches import (
     draw_command,
     resolve,
 )
-from adapters.clock import Clock, system_clock
+from adapters.clock import Clock, ClockStep, ClockWatch, Monotonic, system_clock
 from adapters.held_tables import HeldTables
 from adapters.logging import get_logger
 from adapters.system_stream import SystemStream, significant_notes
@@ -50,6 +51,7 @@ from table_core.ports import (
     ConcurrencyError,
     EventStore,
     RecordedEvent,
+    StoreUnavailable,
 )
 from table_core.table import TableState, decide, fold
 
@@ -132,10 +134,17 @@ class TableService:
         store_name: str = "store",
         schema_revision: str | None = None,
         shared: bool = False,
+        clock_tolerance: timedelta = timedelta(seconds=2),
+        monotonic: Monotonic | None = None,
     ) -> None:
         self.store = store
         self.shared = shared
         self.clock = clock
+        # R4: every reading goes through the watch; a step is recorded before the time it read
+        # is handed out (``monotonic``: the system clock's, to notice steps forwards too).
+        self._watch = ClockWatch(clock, clock_tolerance, monotonic)
+        #: The global position of the last ``clock_adjusted`` this service recorded (0: none).
+        self._adjusted_at = 0
         self.source = source
         self._verify = verify
         self._store_name = store_name
@@ -150,13 +159,13 @@ class TableService:
     def start(self) -> None:
         """Record that the service started and which store it opened; verify the store."""
         self._system.started(
-            self.clock(), software_version(), self._store_name, self._schema_revision
+            self.now(), software_version(), self._store_name, self._schema_revision
         )
         self.log.info("service_started", schema_revision=self._schema_revision)
         self.check_store()
 
     def stop(self) -> None:
-        self._system.stopped(self.clock())
+        self._system.stopped(self.now())
         self.log.info("service_stopped")
 
     def check_store(self) -> bool:
@@ -167,14 +176,38 @@ class TableService:
         if finding is None:
             self.refusing = None
             return True
-        self.refusing = self._system.verification_failed(self.clock(), finding)
+        self.refusing = self._system.verification_failed(self.now(), finding)
         self.log.error("verification_failed", finding=str(finding))
         return False
 
     # --- tables ------------------------------------------------------------------------------
 
-    def now(self) -> Any:
-        return self.clock()
+    def now(self) -> datetime:
+        """The service's clock: the time to stamp a command with (R4: a step of the clock since
+        the last reading is recorded, ``clock_adjusted``, before this time is handed out)."""
+        return self._watch.read(self._clock_stepped)
+
+    def _clock_stepped(self, step: ClockStep, table_id: str | None = None) -> None:
+        tolerance_ms = self._watch.tolerance // timedelta(milliseconds=1)
+        self._adjusted_at = self._system.clock_adjusted(step, tolerance_ms, table_id)
+        self.log.warning(
+            "clock_adjusted",
+            old_time=step.old.isoformat(),
+            new_time=step.new.isoformat(),
+            detected=step.detected,
+            table_id=table_id,
+        )
+
+    def _no_time_travel(self, table_id: str, at: datetime) -> None:
+        """R4: a table's events never go back in recorded time without a ``clock_adjusted``
+        between them. ``at`` is the time of the first event about to be appended: when it is
+        earlier than the table's last event and no step was recorded after that event (a
+        command stamped by another clock, or by this one before a step this service did not
+        see), the step is recorded now, before the event."""
+        last = self._held_tables.last_event(table_id)
+        if last is None or at >= last[1] or self._adjusted_at > last[0]:
+            return
+        self._clock_stepped(ClockStep(last[1], at, "earlier_than_table_event"), table_id)
 
     def _recorded(self, table_id: str, command_id: str) -> list[RecordedEvent] | None:
         """The events ``command_id`` already produced on this table; an id that another table
@@ -254,6 +287,8 @@ class TableService:
         """Append the events ``state`` decided, at its version; hold the state they lead to."""
         round_number = state.round.number if state.round else None
         new = [to_new_event(e) for e in events]
+        if events:
+            self._no_time_travel(table_id, events[0].at)
         after = fold(events, state)
         try:
             recorded = self.store.append(
@@ -267,13 +302,16 @@ class TableService:
             self._held_tables.mark_stale(table_id)  # another writer moved it on
             log.warning("command_conflict", round=round_number, expected_version=state.version)
             raise
+        except StoreUnavailable:
+            self._outcome_unknown(table_id, log)
+            raise
         if not _wrote(recorded, new, state.version):
             # The store already held this command id: it answered the first outcome and wrote
             # nothing. Our view of the table was stale: catch it up.
             log.info("command_replayed", events=len(recorded))
             return CommandResult(recorded, self.refresh(table_id), replayed=True)
         state = after
-        self._held_tables.keep(table_id, state)
+        self._held_tables.keep(table_id, state, recorded[-1])
         log.info(
             "command_done",
             round=state.round.number if state.round else round_number,
@@ -282,6 +320,14 @@ class TableService:
         )
         self._note_significant(events)
         return CommandResult(recorded, state)
+
+    def _outcome_unknown(self, table_id: str, log: Any) -> None:
+        """No primary answered (a failover outlasting the store's retries): the append may have
+        committed or not. Hold nothing certain for the table: the next command catches it up
+        from the store, and the caller's retry with the same command id gets the recorded
+        events or writes them once (docs/store.md, "Failover")."""
+        self._held_tables.mark_stale(table_id)
+        log.warning("command_outcome_unknown")
 
     def _note_significant(self, events: Sequence[Event]) -> None:
         notes = significant_notes(events)
@@ -323,14 +369,14 @@ class TableService:
         log = self.log.bind(table_id=table_id, batch=len(items), first_command_id=items[0][1])
         self._refuse_while_unverified(log)
         initial = self._held_tables.current(table_id)
-        decision = self._decide_batch(items, initial, log)
+        decision = self._decide_in_time(items, initial, log)
         if decision.refused is not None:
             # As for one command: the refusal stands only against the table as the store holds
             # it now (another process may have moved it on): if it moved, decide once more.
             fresh = self.refresh(table_id)
             if fresh.version != initial.version:
                 initial = fresh
-                decision = self._decide_batch(items, initial, log)
+                decision = self._decide_in_time(items, initial, log)
         if decision.refused is not None:
             item, command_id, error, state = decision.refused
             if self._recorded(table_id, command_id) is not None:
@@ -360,6 +406,16 @@ class TableService:
         to. One result per item."""
         decided, skipped = decision.decided, decision.skipped
         start_version = initial.version
+        back = _time_goes_back(decision)
+        if back is not None:
+            log.info("command_rejected", rule="R4", error="the batch's times go back")
+            raise DomainError(
+                f"the times of this batch go back ({back[0].isoformat()}, then "
+                f"{back[1].isoformat()}): a step of the clock cannot be recorded between the "
+                "events of one transaction; nothing was written",
+                rule="R4",
+            )
+        self._no_time_travel(table_id, decided[0][1][0].at)
         batch = [
             (command_id, [to_new_event(e) for e in events]) for command_id, events, _ in decided
         ]
@@ -373,6 +429,9 @@ class TableService:
             raise
         except CommandsPartlyRecorded:
             return self._retried_batch(table_id, items, log)
+        except StoreUnavailable:
+            self._outcome_unknown(table_id, log)
+            raise
         if not _wrote(
             [e for events in recorded for e in events],
             [e for _, events in batch for e in events],
@@ -385,7 +444,7 @@ class TableService:
             done = [CommandResult(events, state, replayed=True) for events in recorded]
             return _with_skipped(len(items), skipped, done, initial)
         state = decided[-1][2]
-        self._held_tables.keep(table_id, state)
+        self._held_tables.keep(table_id, state, recorded[-1][-1])
         log.info(
             "batch_done",
             round=state.round.number if state.round else None,
@@ -399,6 +458,19 @@ class TableService:
         ]
         return _with_skipped(len(items), skipped, done, initial)
 
+    def _decide_in_time(
+        self, items: Sequence[BatchItem], state: TableState, log: Any
+    ) -> BatchDecision:
+        """:meth:`_decide_batch`; once more when the clock stepped back while it was decided
+        (R4): its step is recorded before the batch, and the commands stamped when their turn
+        comes are stamped again, after it. Nothing decided is written yet, so nothing drawn
+        counts."""
+        mark = self._adjusted_at
+        decision = self._decide_batch(items, state, log)
+        if decision.refused is None and self._adjusted_at != mark and _time_goes_back(decision):
+            decision = self._decide_batch(items, state, log)
+        return decision
+
     def _decide_batch(
         self, items: Sequence[BatchItem], state: TableState, log: Any
     ) -> BatchDecision:
@@ -406,7 +478,7 @@ class TableService:
         decision = BatchDecision()
         for index, (item, command_id) in enumerate(items):
             try:
-                command = resolve(item, state, self.source, self.clock)
+                command = resolve(item, state, self.source, self.now)
                 if command is None:
                     decision.skipped.add(index)
                     continue
@@ -461,9 +533,18 @@ class TableService:
         state = self._held_tables.current(table_id)
         if state.phase != phase:
             state = self.refresh(table_id)  # another process may have moved the round on
-        return self.execute(
-            table_id, draw_command(draw, state, self.source, self.clock), command_id
-        )
+        return self.execute(table_id, draw_command(draw, state, self.source, self.now), command_id)
+
+
+def _time_goes_back(decision: BatchDecision) -> tuple[datetime, datetime] | None:
+    """The first two times of a decided batch where one event is earlier than the one before."""
+    last: datetime | None = None
+    for _, events, _ in decision.decided:
+        for event in events:
+            if last is not None and event.at < last:
+                return last, event.at
+            last = event.at
+    return None
 
 
 def _wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from table_core.errors import DomainError
@@ -54,6 +54,12 @@ class Settings(BaseSettings):
     tz: str = "UTC"
     #: The gaming day's cut-off, HH:MM on a quarter hour.
     gaming_day_cutoff: str = "06:00"
+    #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
+    #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
+    db_retry_s: float = Field(default=2.0, ge=0, le=600)
+    #: R4: seconds the system clock may drift from the monotonic clock between two readings of
+    #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
+    clock_step_tolerance: float = 2.0
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
@@ -72,6 +78,13 @@ class Settings(BaseSettings):
     @classmethod
     def _any_case(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
+
+    @field_validator("clock_step_tolerance")
+    @classmethod
+    def _not_negative(cls, value: float) -> float:
+        if not value >= 0 or value == float("inf"):  # NaN and infinity too
+            raise ValueError("a number of seconds, 0 or more")
+        return value
 
     @field_validator("tz")
     @classmethod

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from adapters.clock import ClockStep
 from eventlog.envelope import NewEvent
 from eventlog.system_events import (
     SYSTEM_STREAM,
+    ClockAdjusted,
     CommandsRefused,
     RoundVoidedNoted,
     RulesProfileChanged,
@@ -27,7 +29,7 @@ from eventlog.system_events import (
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore, SigningKeyMissing
+from table_core.ports import ConcurrencyError, EventStore, RecordedEvent, SigningKeyMissing
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
@@ -45,19 +47,18 @@ class SystemStream:
         # would answer the second with the first one's events (an idempotent retry), silently.
         self._instance = secrets.token_hex(4)
 
-    def append(self, events: Sequence[Any], *, checkpoint: bool = False) -> None:
+    def append(self, events: Sequence[Any], *, checkpoint: bool = False) -> list[RecordedEvent]:
         """Append ``events``; ``checkpoint``: sign the chain head after them in the same
         transaction (every round sealed, issue 17: the service's stop and the notes of a round's
         end are sealed at once). A store with no signing key appends them unsealed."""
         if checkpoint:
             try:
-                self._append(events, checkpoint=True)
-                return
+                return self._append(events, checkpoint=True)
             except SigningKeyMissing:
                 pass  # nothing was written: a store that cannot sign (a reader's service)
-        self._append(events, checkpoint=False)
+        return self._append(events, checkpoint=False)
 
-    def _append(self, events: Sequence[Any], *, checkpoint: bool) -> None:
+    def _append(self, events: Sequence[Any], *, checkpoint: bool) -> list[RecordedEvent]:
         if self._version is None:
             self._version = self.store.stream_version(SYSTEM_STREAM)
         new = [
@@ -71,10 +72,11 @@ class SystemStream:
             for e in events
         ]
         at = events[0].at.isoformat()
+        recorded: list[RecordedEvent] = []
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
             command_id = f"system:{self._version + 1}:{at}:{self._instance}"
             try:
-                self.store.append(
+                recorded = self.store.append(
                     SYSTEM_STREAM, self._version, new, command_id, checkpoint=checkpoint
                 )
                 break
@@ -85,6 +87,7 @@ class SystemStream:
                     raise
                 self._version = self.store.stream_version(SYSTEM_STREAM)
         self._version += len(new)
+        return recorded
 
     def started(
         self, now: datetime, version: str, store_name: str, schema_revision: str | None
@@ -97,6 +100,25 @@ class SystemStream:
             ],
             checkpoint=True,
         )
+
+    def clock_adjusted(
+        self, step: ClockStep, tolerance_ms: int, table_id: str | None = None
+    ) -> int:
+        """R4: the clock stepped (``step``); returns the global position recorded."""
+        recorded = self.append(
+            [
+                ClockAdjusted(
+                    at=step.new,
+                    old_time=step.old,
+                    new_time=step.new,
+                    detected=step.detected,
+                    tolerance_ms=tolerance_ms,
+                    table_id=table_id,
+                )
+            ],
+            checkpoint=True,  # sealed at once, as every system event (issue 17)
+        )
+        return recorded[-1].position
 
     def stopped(self, now: datetime) -> None:
         """The service stopped: sealed by a checkpoint, so no event of the log is left unsealed."""

@@ -392,12 +392,14 @@ def _side_bet_settled(
     bet = getattr(recorded, "bet", "?")
     parts = [f"{path} recorded {_value(a)}, rules give {_value(b)}" for path, a, b in diffs]
     table = getattr(expected, "pay_table", None) or bet
+    cap = getattr(expected, "aggregate_cap", None)
+    capped = f", aggregate cap {cap}, R15" if cap is not None else ""
     return (
         "rules",
         _SIDE_BET_CLAUSE.get(bet, "R-VAR-2"),
         f"{context(recorded)}, {_seat_words(getattr(recorded, 'seat', None))}: {bet} bet: "
         + "; ".join(parts)
-        + f" (pay table {table})",
+        + f" (pay table {table}{capped})",
     )
 
 

@@ -235,7 +235,10 @@ def _settling_line(kind: str, e: dict[str, Any]) -> str | None:
             f"commission {e['amount']} from {_seat(e['seat'])} ({e['basis']} {e['basis_amount']})"
         )
     if kind == "side_bet_settled":
-        return f"{e['bet']} at {_seat(e['seat'])}: {e['line'] or 'loses'}, payout {e['payout']}"
+        text = f"{e['bet']} at {_seat(e['seat'])}: {e['line'] or 'loses'}, payout {e['payout']}"
+        if e.get("reduction"):  # R15: the round's wins on this bet exceeded the aggregate cap
+            text += f" ({e['reduction']} less: aggregate cap {e.get('aggregate_cap')})"
+        return text
     if kind == "envy_paid":
         return (
             f"envy {e['amount']} to {_seat(e['seat'])} for {e['line']} at {_seat(e['from_seat'])}"

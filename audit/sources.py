@@ -186,18 +186,28 @@ def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
 # --- PostgreSQL ------------------------------------------------------------------------------
 
 
+def _servers(url: URL) -> dict[str, Any]:
+    """libpq's ``host`` and ``port``: the URL's, or the servers of a multi-host URL
+    (``?host=a:5432&host=b:5433``, deploy/ha/README.md) as libpq's comma lists, so that
+    ``target_session_attrs`` (``prefer-standby``: audit a standby) picks among them."""
+    listed = url.query.get("host")
+    if not listed:
+        return {"host": url.host, "port": url.port or 5432}
+    servers = [listed] if isinstance(listed, str) else list(listed)
+    hosts, ports = [], []
+    for server in servers:
+        host, colon, port = server.rpartition(":")
+        hosts.append(host if colon else server)
+        ports.append(port if colon else str(url.port or 5432))
+    return {"host": ",".join(hosts), "port": ",".join(ports)}
+
+
 def _postgres_connection(url: URL) -> Any:
     import psycopg
 
     params: dict[str, Any] = {k: v if isinstance(v, str) else v[-1] for k, v in url.query.items()}
-    params.update(
-        host=url.host,
-        port=url.port or 5432,
-        user=url.username,
-        password=url.password,
-        dbname=url.database,
-        connect_timeout=10,
-    )
+    params.update(_servers(url), user=url.username, password=url.password, dbname=url.database)
+    params.setdefault("connect_timeout", 10)
     try:
         connection = psycopg.connect(**params)
         # Read only, and one snapshot for every query of the audit.

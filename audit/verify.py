@@ -7,7 +7,8 @@ For each row, in global position order:
    then the payload must parse under its schema (``eventlog.mapper.parse_event``, or the system
    stream's events) and agree with the row's envelope (type, schema version, stream, actor, time);
 2. procedure, rules and money (``audit.rederive``): each table's commands decided again by
-   ``table_core`` on the state folded from the events before them, and the books reconciled.
+   ``table_core`` on the state folded from the events before them, and the books reconciled;
+   and R4 (``audit.clock``): a table's time never goes back without a ``clock_adjusted``.
 
 Nothing is read from a projection: the events are the only input. ``--table`` limits steps 2 to
 one table (the whole chain is still checked, since it vouches for that table's events);
@@ -25,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from audit.chain import Integrity
+from audit.clock import ClockRule
 from audit.findings import AuditReport, Finding
 from audit.seal import IN_ROUND, Seal, describe
 from audit.sources import LogSource
@@ -78,8 +80,9 @@ def verify_log(
     tables: Tables | TablesInProcesses = (
         Tables(in_range, upcasters) if jobs <= 1 else TablesInProcesses(jobs, in_range, upcasters)
     )
+    clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
     try:
-        count = _pass(source, integrity, tables, table, progress, seal)
+        count = _pass(source, integrity, tables, table, progress, seal, clock)
         integrity.finish()
         sealing, tail = _sealing(integrity, seal, len(source.checkpoints), allow_unsealed_tail)
         closing = source.after(integrity.heads)
@@ -90,6 +93,8 @@ def verify_log(
     if progress is not None:
         progress(count)
     findings = _pinpoint([*integrity.findings, *sealing, *closing], result.findings)
+    if clock is not None:
+        findings += clock.findings
     if table is not None and table not in result.rounds:
         findings.append(
             Finding(
@@ -177,8 +182,10 @@ def _pass(
     table: str | None,
     progress: Progress | None,
     seal: Seal,
+    clock: ClockRule | None = None,
 ) -> int:
-    """The one pass: the chain on every row, then each row to its side (system or table)."""
+    """The one pass: the chain on every row, then each row to its side (system or table), and
+    the recorded times to the clock rule (R4)."""
     check = integrity.check
     findings = integrity.findings
     send = tables.row
@@ -197,12 +204,17 @@ def _pass(
             seal.system(row)
             if payload is not None:
                 _system_event(row, payload, integrity, envelope)
+            if clock is not None:
+                clock.system_row(row)
             continue
         seal.last_table = row[0]
         if row[3] not in in_round:
             mark(row, payload)
         if type(stream) is str and (table is None or stream == table):
-            send(row, payload, len(findings) == known)
+            clean = len(findings) == known
+            send(row, payload, clean)
+            if clock is not None and clean:  # a row out of place is the chain's finding alone
+                clock.table_row(row)
     return count
 
 

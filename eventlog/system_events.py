@@ -100,6 +100,28 @@ class SigningKeyRotated(_SystemEvent):
 #: stop was sealed, a trailing run of these is what ``--allow-unsealed-tail`` also accepts.
 LIFECYCLE_TYPES = frozenset({"service_started", "store_opened", "service_stopped"})
 
+
+class ClockAdjusted(_SystemEvent):
+    """R4: the service's clock stepped, recorded before any event stamped by the new time.
+
+    ``old_time`` is what the clock would have shown without the step, ``new_time`` what it shows
+    (``at`` is ``new_time``). ``detected``: ``earlier_than_last_reading`` (the clock read earlier
+    than the reading before), ``wall_clock_left_monotonic_clock`` (the wall clock moved more than
+    ``tolerance_ms`` away from the monotonic clock between two readings), or
+    ``earlier_than_table_event`` (a command's time is earlier than table ``table_id``'s last
+    event and no clock step was recorded after that event).
+    """
+
+    type: Literal["clock_adjusted"] = "clock_adjusted"
+    old_time: datetime
+    new_time: datetime
+    detected: Literal[
+        "earlier_than_last_reading", "wall_clock_left_monotonic_clock", "earlier_than_table_event"
+    ]
+    tolerance_ms: int
+    table_id: str | None = None
+
+
 SystemEvent = Annotated[
     ServiceStarted
     | ServiceStopped
@@ -108,7 +130,8 @@ SystemEvent = Annotated[
     | RoundVoidedNoted
     | VerificationFailed
     | CommandsRefused
-    | SigningKeyRotated,
+    | SigningKeyRotated
+    | ClockAdjusted,
     Field(discriminator="type"),
 ]
 

@@ -521,7 +521,12 @@ class SideBetSettled(_RoundEvent):
     pays "to 1" (0 when lost, and for the progressive, which pays amounts) and ``payout``, the
     player's chips change beyond the bet returned (``pays x amount``; ``-amount`` on a loss; for
     the progressive the amount won minus the fixed wager). ``from_meter`` is the part of a
-    progressive win the meter paid (R-VAR-6)."""
+    progressive win the meter paid (R-VAR-6).
+
+    R15: ``aggregate_cap`` is the pay table's cap on what the bet pays in one round across all its
+    winners (``None``: the table has none; events written before it existed read as ``None``);
+    ``reduction`` is how much less than ``pays x amount`` this winner was paid because the
+    round's wins exceeded the cap (``payout`` is what was paid)."""
 
     type: Literal["side_bet_settled"] = "side_bet_settled"
     seat: Seat
@@ -533,6 +538,8 @@ class SideBetSettled(_RoundEvent):
     payout: Int
     pay_table: str | None = None
     from_meter: Money = 0
+    aggregate_cap: Money | None = None
+    reduction: Money = 0
 
 
 class EnvyPaid(_RoundEvent):

@@ -76,6 +76,19 @@ class SigningKeyMissing(StoreError):
     """A signed checkpoint was asked for but the store has no signing key configured."""
 
 
+class StoreUnavailable(StoreError):
+    """The store cannot be reached now: no database primary (a failover under way, an outage).
+
+    A write that raised this may or may not have been committed (its connection was lost before
+    the answer): retrying it with the same command id is safe, since the store answers a recorded
+    command id with the events it recorded. A transaction is whole or absent, never half-written.
+    ``retry_after`` is the seconds a caller should wait before trying again."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class TamperDetected(StoreError):
     """Verification found an event or checkpoint that does not hold (``finding`` says which)."""
 

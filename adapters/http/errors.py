@@ -8,7 +8,9 @@
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
   act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
-- 503 ``commands_refused``: the store failed verification; ``store_unavailable``.
+- 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the store
+  refused, or (with ``Retry-After``) no database primary answered within the store's retries (a
+  failover: send the same ``Idempotency-Key`` again after that many seconds).
 
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
@@ -32,6 +34,7 @@ from table_core.ports import (
     ConcurrencyError,
     InvalidEvent,
     StoreError,
+    StoreUnavailable,
 )
 from table_core.table import NotAllowed, WrongState
 
@@ -129,6 +132,14 @@ def _store_error(_request: Request, exc: Exception) -> JSONResponse:
     return problem(503, "store_unavailable", f"the event store refused: {exc}")
 
 
+def _store_unavailable(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StoreUnavailable)
+    log.warning("store_unavailable", error=str(exc))
+    answer = problem(503, "store_unavailable", f"{exc}: retry with the same Idempotency-Key")
+    answer.headers["Retry-After"] = str(exc.retry_after)
+    return answer
+
+
 def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
     # The core built an event its own model refuses (a value the request schema let through):
     # decide raised before anything was appended, so it is the caller's input, not a crash.
@@ -166,6 +177,7 @@ HANDLERS: dict[type[Exception], Any] = {
     CommandIdConflict: _command_id_conflict,
     InvalidEvent: _invalid_event,
     StoreError: _store_error,
+    StoreUnavailable: _store_unavailable,
     ValidationError: _core_validation,
     RequestValidationError: _request_validation,
 }

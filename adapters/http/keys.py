@@ -30,6 +30,8 @@ from sqlalchemy import (
     update,
 )
 
+from adapters.store.failover import pooled_connection
+
 Role = Literal["dealer", "floor", "cage", "auditor"]
 ROLES: tuple[Role, ...] = get_args(Role)
 TOKEN_PREFIX = "pgw_"
@@ -155,14 +157,12 @@ class SqlKeyStore:
     def lookup(self, token: str) -> ApiKey | None:
         # Every request of the API runs this: the driver's own SQL on a pooled connection (as the
         # event store's hot path does), not a Core statement compiled and executed per call.
-        pooled = self.engine.raw_connection()
-        try:
-            cursor = pooled.cursor()
+        # pooled_connection: a lost PostgreSQL connection (a failover) is StoreUnavailable (503).
+        with pooled_connection(self.engine) as conn:
+            cursor = conn.cursor()
             cursor.execute(self._lookup_sql, (token_hash(token),))
             row = cursor.fetchone()
             cursor.close()
-        finally:
-            pooled.close()
         return None if row is None else ApiKey(row[0], row[1], row[2], row[3])
 
     def list(self) -> list[ApiKey]:

@@ -339,6 +339,9 @@ def _side_settled(b: RoundsBatch, doc: Doc, p: Payload, at: str) -> None:
                 pay_table=p.get("pay_table"),
                 from_meter=p.get("from_meter", 0),
             )
+            if p.get("aggregate_cap") is not None:  # R15: only where a cap applies, so the
+                # records of uncapped bets (and of logs older than the cap) stay as they were
+                bet.update(aggregate_cap=p["aggregate_cap"], reduction=p.get("reduction", 0))
             return
 
 

@@ -129,7 +129,9 @@ def open_store(
     if parsed.get_backend_name() == "postgresql":
         engine = postgres_engine(parsed)
         _check_revision(engine, parsed)
-        store = PostgresEventStore(engine, signer=signer, upcasters=upcasters)
+        store = PostgresEventStore(
+            engine, signer=signer, upcasters=upcasters, retry_s=load_settings().db_retry_s
+        )
         store.sequence()  # position what a writer that died before its pass left behind
         return store
     raise StoreError(f"unsupported database URL {parsed.drivername}: use sqlite or postgresql")

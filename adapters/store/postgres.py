@@ -22,9 +22,9 @@ next tail or by ``sequence()``. docs/store.md, "Gap-free global order", has the 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -37,6 +37,7 @@ from adapters.store.core import (
     command_rows,
     recorded_ranges,
 )
+from adapters.store.failover import pooled_connection, retrying
 from adapters.store.sql import (
     EVENT_COLUMNS,
     INSERT_CHECKPOINT,
@@ -52,7 +53,10 @@ from table_core.ports import (
     InvalidEvent,
     RecordedEvent,
     StoreError,
+    StoreUnavailable,
 )
+
+T = TypeVar("T")
 
 #: Test hooks that run between an append's statements: such an append takes the pipeline.
 _PIPELINE_FAULTS = frozenset({"before_commit", "holding_lock"})
@@ -94,14 +98,67 @@ class PostgresEventStore(SqlEventStore):
     # JSON text: psycopg adapts fifteen arrays in Python at 20 times the cost.
     APPEND_CALL = "SELECT * FROM paigow_append(%s::jsonb)"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, retry_s: float = 2.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: How long an operation whose connection was lost is retried (a failover: failover.py).
+        self.retry_s = retry_s
         # (version, hash) of each stream's last event as this store appended it: rows never
         # change, so while nobody else appends to the stream it is still its head (a table is
         # written by one server); a stale entry only costs a refused insert and a retry.
         self._written_heads: dict[str, tuple[int, str]] = {}
 
+    # -- a failover: reconnect and retry (adapters/store/failover.py) --------------------------
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[Any]:
+        with pooled_connection(self.engine) as conn:
+            yield conn
+
+    def _retrying(self, operation: Callable[[], T], what: str) -> T:
+        return retrying(operation, self.retry_s, what)
+
+    def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
+        return self._retrying(lambda: super(PostgresEventStore, self).read_stream(
+            stream_id, after_version), "read_stream")  # fmt: skip
+
+    def read_all(self, after_position: int = 0, limit: int | None = None) -> list[RecordedEvent]:
+        return self._retrying(
+            lambda: super(PostgresEventStore, self).read_all(after_position, limit), "read_all"
+        )
+
+    def stream_version(self, stream_id: str) -> int:
+        return self._retrying(
+            lambda: super(PostgresEventStore, self).stream_version(stream_id), "stream_version"
+        )
+
+    def events_of_command(self, command_id: str) -> list[RecordedEvent] | None:
+        return self._retrying(
+            lambda: super(PostgresEventStore, self).events_of_command(command_id),
+            "events_of_command",
+        )
+
     def _append(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        marks: CheckpointMarks,
+    ) -> list[list[RecordedEvent]]:
+        """One append, tried again by its command ids when its connection was lost: the first
+        try either committed whole (on the primary and its synchronous standby, so on whichever
+        is primary now) and the retry answers its recorded events, or left nothing and the retry
+        writes it. The retry reads the stream's head afresh (the remembered one is dropped)."""
+
+        def attempt() -> list[list[RecordedEvent]]:
+            try:
+                return self._append_once(stream_id, expected_version, commands, marks)
+            except StoreUnavailable:
+                self._written_heads.pop(stream_id, None)
+                raise
+
+        return self._retrying(attempt, "append")
+
+    def _append_once(
         self,
         stream_id: str,
         expected_version: int,

@@ -50,14 +50,31 @@ def _best_held(kind: Kind, values: dict[Line, int]) -> tuple[str, int] | None:
 
 
 class PayTable(BaseModel):
-    """A side bet's posted table: line -> pays "to 1" (R-VAR-2)."""
+    """A side bet's posted table: line -> pays "to 1" (R-VAR-2).
+
+    ``aggregate_cap`` (R15; ``None``, the default: no cap) is the most this bet pays in one round
+    across all its winners, in minor units: when the round's wins on it would exceed the cap,
+    each winner is paid a pro-rata share of the cap (:func:`table_core.side_bets.settlement.
+    capped_payouts`: largest remainder, ties in settlement order), so the sum paid is the cap.
+    """
 
     model_config = _MODEL
 
     name: str = Field(min_length=1)
     bet: Literal["fortune", "emperors_treasure", "insurance"]
     pays: dict[Line, int]
+    aggregate_cap: int | None = None
     _by_kind: tuple[tuple[str, int], ...] = PrivateAttr(default=())
+
+    @field_validator("aggregate_cap", mode="before")
+    @classmethod
+    def _whole_positive_cap(cls, value: Any) -> Any:
+        # R15: a whole, positive number of minor units; 40000.0 or "40000" are refused too.
+        if value is not None and (type(value) is not int or value < 1):
+            raise ValueError(
+                f"the aggregate cap is a whole number of minor units above 0, got {value!r}"
+            )
+        return value
 
     @field_validator("pays")
     @classmethod

@@ -43,6 +43,28 @@ def settle_side_bet(table: PayTable, seven: Sequence[Card], wager: int) -> SideB
     return SideBetSettlement(table.bet, table.name, line, pays, wager, net)
 
 
+def capped_payouts(wins: Sequence[int], cap: int | None) -> list[int]:
+    """R15, the aggregate payout cap: what each winner of one bet is paid in a round.
+
+    ``wins`` are the winners' wins as the pay table gives them (minor units, beyond the wager
+    returned), in settlement order (position from the banker, counterclockwise; at one seat, in
+    the order placed). Under the cap, or with no cap, each is paid in full. Over it, each is paid
+    its pro-rata share ``cap x win / total``, floored to the minor unit; the minor units the floors
+    leave (fewer than the winners) go one each to the largest remainders, ties to the earlier in
+    settlement order. The sum paid is then exactly the cap, and no one is paid more than
+    their win."""
+    total = sum(wins)
+    if cap is None or total <= cap:
+        return list(wins)
+    shares = [divmod(cap * win, total) for win in wins]
+    paid = [share for share, _ in shares]
+    left = cap - sum(paid)
+    by_remainder = sorted(range(len(wins)), key=lambda i: (-shares[i][1], i))
+    for index in by_remainder[:left]:
+        paid[index] += 1
+    return paid
+
+
 # --- Envy (R-VAR-3) ------------------------------------------------------------------------------
 
 

@@ -29,6 +29,9 @@ from table_core.settlement import MainWagerSettlement, settlement_index, settlem
 from table_core.side_bets import (
     NOTHING,
     EnvyHand,
+    SideBetRules,
+    SideBetSettlement,
+    capped_payouts,
     envy_payments,
     progressive_payout,
     settle_side_bet,
@@ -42,7 +45,7 @@ from table_core.table.guards import (
     require_tray_covers,
 )
 from table_core.table.inventory import tray_change
-from table_core.table.state import PlayedHand, RoundState, TableState, Wager
+from table_core.table.state import PlayedHand, RoundState, SideBet, TableState, Wager
 from table_core.variants import (
     Override,
     settle_main_wager_variant,
@@ -271,16 +274,19 @@ def _settle_side_bets(
     state: TableState, round_state: RoundState, env: dict[str, Any]
 ) -> list[Event]:
     """Every side bet on its seat's seven cards, whatever the split, a fouled or forfeited hand
-    included (R-VAR-2), in position order from the banker. Progressive hits are paid one after
-    another, each on the meter the last one left (R-VAR-6)."""
+    included (R-VAR-2), in position order from the banker. A "to 1" bet whose pay table has an
+    aggregate cap pays its winners pro rata when their wins exceed it (R15). Progressive hits are
+    paid one after another, each on the meter the last one left (R-VAR-6)."""
     rules = round_state.rules.side_bets
     events: list[Event] = []
     meter = state.meter
-    for seat, bet in round_state.side_bets_in_order():
+    placed = round_state.side_bets_in_order()
+    odds = _odds_settlements(rules, round_state, placed)
+    for index, (seat, bet) in enumerate(placed):
         seven = round_state.hands[seat]
         who = {"seat": seat, "player_id": bet.player_id, "bet": bet.bet, "amount": bet.amount}
         if bet.bet != PROGRESSIVE:
-            settled = settle_side_bet(rules.pay_table(bet.bet), seven, bet.amount)
+            settled, cap, paid = odds[index]
             won = settled.pays > 0
             events.append(
                 _new_side_bet_settled(
@@ -288,8 +294,10 @@ def _settle_side_bets(
                     **who,
                     line=settled.line if won else None,
                     pays=settled.pays if won else 0,
-                    payout=settled.net,
+                    payout=paid,
                     pay_table=settled.pay_table,
+                    aggregate_cap=cap,
+                    reduction=settled.net - paid,
                 )
             )
             continue
@@ -327,6 +335,31 @@ def _settle_side_bets(
             )
             meter = hit.meter_after
     return events
+
+
+def _odds_settlements(
+    rules: SideBetRules, round_state: RoundState, placed: list[tuple[int, SideBet]]
+) -> dict[int, tuple[SideBetSettlement, int | None, int]]:
+    """Each "to 1" side bet of ``placed`` (by index): its settlement on the seven cards, its pay
+    table's aggregate cap and what it is paid (``net``; a win reduced pro rata when the bet's
+    wins this round exceed the cap, R15, in settlement order)."""
+    settled: dict[int, SideBetSettlement] = {}
+    for index, (seat, bet) in enumerate(placed):
+        if bet.bet != PROGRESSIVE:
+            table = rules.pay_table(bet.bet)
+            settled[index] = settle_side_bet(table, round_state.hands[seat], bet.amount)
+    by_bet: dict[str, list[int]] = {}
+    for index, one in settled.items():  # in settlement order
+        by_bet.setdefault(one.bet, []).append(index)
+    paid = {index: one.net for index, one in settled.items()}
+    caps: dict[int, int | None] = {}
+    for bet_name, indices in by_bet.items():
+        cap = rules.pay_table(bet_name).aggregate_cap
+        winners = [i for i in indices if settled[i].net > 0]
+        shares = capped_payouts([settled[i].net for i in winners], cap)
+        paid.update(zip(winners, shares, strict=True))
+        caps.update((i, cap) for i in indices)
+    return {index: (one, caps[index], paid[index]) for index, one in settled.items()}
 
 
 def _envy(round_state: RoundState, env: dict[str, Any]) -> list[Event]:

@@ -18,6 +18,8 @@ from tests.e2e.conftest import Run
         ("PAIGOW_LOG_FORMAT", "xml"),
         ("PAIGOW_TZ", "Mars/Olympus_Mons"),
         ("PAIGOW_GAMING_DAY_CUTOFF", "06:10"),
+        ("PAIGOW_CLOCK_STEP_TOLERANCE", "-1"),  # R4: a tolerance below zero
+        ("PAIGOW_CLOCK_STEP_TOLERANCE", "two"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_it(

@@ -193,3 +193,37 @@ class Forger(Backdoor):
                 )
         # One transaction: thousands of single-statement commits would each wait for the disk.
         self._sql([("BEGIN", ()), *statements, ("COMMIT", ())])
+
+
+def copy_log(source: Any, target: Any, *, without: frozenset[int] = frozenset()) -> None:
+    """A copy of ``source``'s whole log in the empty store ``target``, the events at the global
+    positions ``without`` left out: every other event appended again as it was recorded (type,
+    payload, actor, time, command id), so the copy's positions, versions and hashes are
+    recomputed and its checkpoints signed with ``target``'s key (a test key), at each round's end
+    as the service signs them. A log that verifies as a chain, missing only what was removed."""
+    from datetime import datetime
+
+    from eventlog.envelope import NewEvent
+    from table_core.ports import Actor
+
+    rows = [row for row in source.raw_log()[0] if row[0] not in without]
+    groups: list[list[tuple[Any, ...]]] = []
+    for row in rows:  # one append per command, as the service made them
+        if groups and (groups[-1][0][1], groups[-1][0][9]) == (row[1], row[9]):
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    for group in groups:
+        stream, command = group[0][1], group[0][9]
+        events = [
+            NewEvent(
+                type=row[3],
+                schema_version=row[4],
+                payload=json.loads(row[5]),
+                actor=Actor(id=row[7], role=row[8]),
+                at=datetime.fromisoformat(row[6]),
+            )
+            for row in group
+        ]
+        ends = any(row[3] in ("round_closed", "round_voided") for row in group)
+        target.append(stream, target.stream_version(stream), events, command, checkpoint=ends)

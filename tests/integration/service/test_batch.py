@@ -50,7 +50,7 @@ def opening(svc: TableService) -> list[BatchItem]:
     ]
 
 
-def own_split(player_id: str, house_way: str) -> Deferred:
+def own_split(svc: TableService, player_id: str, house_way: str) -> Deferred:
     """The player splits their seven cards by a House Way of their own, once they see them."""
 
     def build(state: TableState) -> c.Command:
@@ -59,26 +59,42 @@ def own_split(player_id: str, house_way: str) -> Deferred:
         assert seat is not None
         split = set_by_house_way(state.round.hands[seat], house_way)
         return c.SetHand(
-            player_id=player_id, back=split.back, front=split.front, actor=DEALER, at=START
+            player_id=player_id, back=split.back, front=split.front, actor=DEALER, at=svc.now()
         )
 
     return Deferred(build)
 
 
 def a_round(svc: TableService, n: int, bet: int = 2_500) -> list[BatchItem]:
+    """A whole round. The commands after the draws, and every command of a round after the first
+    (batched behind it), are stamped when their turn comes, so the times follow the batch's order
+    (R4: a table's times never go back within a batch); round 1's first four are commands."""
     at = svc.now
+
+    def later(make: Callable[[datetime], c.Command]) -> Deferred:
+        return Deferred(lambda state: make(at()))
+
+    def first(make: Callable[[datetime], c.Command]) -> c.Command | Deferred:
+        return make(at()) if n == 1 else later(make)
+
     return [
-        (c.StartRound(actor=DEALER, at=at()), f"r{n}-start"),
-        (c.PlaceBet(player_id="ana", amount=bet, actor=ANA, at=at()), f"r{n}-bet-ana"),
-        (c.PlaceBet(player_id="ben", amount=1_000, actor=DEALER, at=at()), f"r{n}-bet-ben"),
-        (c.CloseBets(actor=DEALER, at=at()), f"r{n}-close"),
+        (first(lambda t: c.StartRound(actor=DEALER, at=t)), f"r{n}-start"),
+        (
+            first(lambda t: c.PlaceBet(player_id="ana", amount=bet, actor=ANA, at=t)),
+            f"r{n}-bet-ana",
+        ),
+        (
+            first(lambda t: c.PlaceBet(player_id="ben", amount=1_000, actor=DEALER, at=t)),
+            f"r{n}-bet-ben",
+        ),
+        (first(lambda t: c.CloseBets(actor=DEALER, at=t)), f"r{n}-close"),
         (ElectronicDeal(DEALER), f"r{n}-deal"),
         (ElectronicDice(DEALER), f"r{n}-dice"),
-        (c.SetHand(player_id="ana", actor=ANA, at=at()), f"r{n}-hand-ana"),
-        (own_split("ben", "foxwoods"), f"r{n}-hand-ben"),
-        (c.SetBankerHand(actor=DEALER, at=at()), f"r{n}-banker"),
-        (c.Settle(actor=DEALER, at=at()), f"r{n}-settle"),
-        (c.CloseRound(actor=DEALER, at=at()), f"r{n}-close-round"),
+        (later(lambda t: c.SetHand(player_id="ana", actor=ANA, at=t)), f"r{n}-hand-ana"),
+        (own_split(svc, "ben", "foxwoods"), f"r{n}-hand-ben"),
+        (later(lambda t: c.SetBankerHand(actor=DEALER, at=t)), f"r{n}-banker"),
+        (later(lambda t: c.Settle(actor=DEALER, at=t)), f"r{n}-settle"),
+        (later(lambda t: c.CloseRound(actor=DEALER, at=t)), f"r{n}-close-round"),
     ]
 
 
@@ -248,3 +264,30 @@ def test_no_table_event_can_hold_a_float_so_the_service_skips_the_payload_walk()
         if '"number"' in json.dumps(model.model_json_schema(mode="serialization"))
     ]
     assert with_floats == []
+
+
+def test_a_batch_whose_times_go_back_is_refused_whole_and_the_clock_step_is_recorded_once(
+    store_factory: Factory,
+) -> None:
+    """R4: a step of the clock cannot be recorded between the events of one transaction. A
+    batch whose commands were stamped before a step and whose draws come after it is refused,
+    nothing written; the step itself is recorded once, and the same round stamped again goes
+    through (the step's record lies between the table's events before and after it)."""
+    clock = [START]
+    svc = TableService(store_factory(), clock=lambda: clock[0], source=SeededDeckAndDice(5))
+    svc.execute_batch("PG-1", opening(svc))
+    version = svc.store.stream_version("PG-1")
+    clock[0] += timedelta(minutes=1)
+    items = a_round(svc, 1)[:5]  # start, bets, close stamped now; the deal drawn at its turn
+    clock[0] -= timedelta(minutes=10)  # the clock is set back before the batch runs
+
+    with pytest.raises(DomainError, match="the times of this batch go back"):
+        svc.execute_batch("PG-1", items)
+
+    assert svc.store.stream_version("PG-1") == version
+    steps = [e for e in svc.store.read_stream("system") if e.type == "clock_adjusted"]
+    assert [e.payload["detected"] for e in steps] == ["earlier_than_last_reading"]
+    svc.execute_batch("PG-1", [*a_round(svc, 2)[:5]])  # stamped after the step: in order
+    recorded = svc.store.read_stream("PG-1")
+    assert recorded[version].position > steps[0].position > recorded[version - 1].position
+    assert len([e for e in svc.store.read_stream("system") if e.type == "clock_adjusted"]) == 1
