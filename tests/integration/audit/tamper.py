@@ -199,14 +199,16 @@ def copy_log(source: Any, target: Any, *, without: frozenset[int] = frozenset())
     """A copy of ``source``'s whole log in the empty store ``target``, the events at the global
     positions ``without`` left out: every other event appended again as it was recorded (type,
     payload, actor, time, command id), so the copy's positions, versions and hashes are
-    recomputed and its checkpoints signed with ``target``'s key (a test key), at each round's end
-    as the service signs them. A log that verifies as a chain, missing only what was removed."""
+    recomputed and its checkpoints signed with ``target``'s key (a test key), after each command
+    the source signed after. A log that verifies as a chain, missing only what was removed."""
     from datetime import datetime
 
     from eventlog.envelope import NewEvent
     from table_core.ports import Actor
 
-    rows = [row for row in source.raw_log()[0] if row[0] not in without]
+    log, checkpoints = source.raw_log()
+    signed = {c[0] for c in checkpoints}
+    rows = [row for row in log if row[0] not in without]
     groups: list[list[tuple[Any, ...]]] = []
     for row in rows:  # one append per command, as the service made them
         if groups and (groups[-1][0][1], groups[-1][0][9]) == (row[1], row[9]):
@@ -225,5 +227,7 @@ def copy_log(source: Any, target: Any, *, without: frozenset[int] = frozenset())
             )
             for row in group
         ]
-        ends = any(row[3] in ("round_closed", "round_voided") for row in group)
+        # Signed where the source was (each round's end, and since issue 17 every event the
+        # service sealed: its start and stop, its notes, the table facts between rounds).
+        ends = any(row[0] in signed for row in group)
         target.append(stream, target.stream_version(stream), events, command, checkpoint=ends)
