@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.engine import URL
 
 from adapters.clock import Clock, monotonic_seconds, system_clock
+from adapters.readiness import require_signing_key, signing_problem
 from adapters.rng import SecureDeckAndDice
 from adapters.service import TableService
 from adapters.settings import Settings
@@ -49,6 +50,8 @@ def wire(
     verify: bool = False,
     shared: bool = False,
     record_schema_revision: bool = False,
+    signing: str | None = None,
+    metered: bool = False,
 ) -> Wiring:
     """The store at ``db`` (else the ``db`` setting) and the service over it, not started.
 
@@ -56,15 +59,29 @@ def wire(
     refuses commands while it fails. ``shared``: other processes write the store too (the
     workers of ``paigow serve --workers N``); each log line then says which process wrote it.
     ``record_schema_revision``: ``store_opened`` records the schema revision (the server does;
-    ``paigow simulate`` never did, and the logs it writes stay byte for byte as before)."""
+    ``paigow simulate`` never did, and the logs it writes stay byte for byte as before).
+    ``signing``: ``"require"`` refuses a store that cannot sign its checkpoints
+    (:class:`adapters.readiness.SigningKeyRefused`, the store closed; ``"serve"`` says so with
+    ``--read-only``'s hint); ``"read_only"`` makes the service refuse every command.
+    ``metered``: the service's appends are timed and counted for ``/metrics``."""
     url = database_url(db or settings.db)
     store = open_store(url.render_as_string(hide_password=False), signing_key=settings.signing_key)
+    shown = url.render_as_string(hide_password=True)
+    if signing in ("require", "serve"):
+        try:
+            require_signing_key(store, shown, read_only_hint=signing == "serve")
+        except BaseException:
+            store.close()
+            raise
+    if metered:
+        from adapters.metrics import MeteredStore  # prometheus-client: for the server only
+
     service = TableService(
-        store,
+        MeteredStore(store) if metered else store,
         clock=clock,
         source=source if source is not None else SecureDeckAndDice(),
         verify=_verification(store) if verify else None,
-        store_name=url.render_as_string(hide_password=True),
+        store_name=shown,
         schema_revision=head_revision() if record_schema_revision else None,
         shared=shared,
         clock_tolerance=timedelta(seconds=settings.clock_step_tolerance),
@@ -74,6 +91,13 @@ def wire(
     )
     if shared:  # one of several workers: say which one logged each line
         service.log = service.log.bind(pid=os.getpid())
+    if signing == "read_only":
+        problem = signing_problem(store)
+        service.read_only = (
+            f"{problem} (`paigow keys signing create --db {shown}` makes one)"
+            if problem
+            else "started with --read-only"
+        )
     return Wiring(store, service, url)
 
 

@@ -75,6 +75,11 @@ class StoreUnverified(DomainError):
     """The store failed verification: no table command is accepted until it verifies again."""
 
 
+class ServiceReadOnly(StoreUnverified):
+    """The service was started read-only (``paigow serve --read-only``): it refuses every
+    command and answers queries."""
+
+
 @dataclass(frozen=True)
 class CommandResult:
     """What a command did: its recorded events (the first ones, on a retry) and the new state."""
@@ -152,6 +157,8 @@ class TableService:
         self._held_tables = HeldTables(store)
         self._system = SystemStream(store)
         self.refusing: str | None = None
+        #: Why every command is refused, set by ``paigow serve --read-only`` (``None``: it is not).
+        self.read_only: str | None = None
         self.log = get_logger(store=store_name)
 
     # --- lifecycle and the system stream -----------------------------------------------------
@@ -259,6 +266,9 @@ class TableService:
         return self._append(table_id, command_id, state, events, log)
 
     def _refuse_while_unverified(self, log: Any) -> None:
+        if self.read_only:
+            log.warning("command_refused", reason=self.read_only)
+            raise ServiceReadOnly(f"this server is read-only: {self.read_only}")
         if self.refusing:
             log.warning("command_refused", reason=self.refusing)
             raise StoreUnverified(f"commands are refused: {self.refusing}")

@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
     serve_worker_verify: bool = True
+    #: Internal: set by ``paigow serve --workers N --read-only``.
+    serve_worker_read_only: bool = False
     #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
     #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
     http_fast_path: bool = True

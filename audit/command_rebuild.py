@@ -20,6 +20,14 @@ from table_core.events import (
     BetsClosed,
     ChipsBoughtIn,
     ChipsCashedOut,
+    DeckDealt,
+    DeckHeld,
+    DeckInspected,
+    DeckInUse,
+    DeckLoaded,
+    DeckReceived,
+    DeckReleased,
+    DeckRetired,
     DiceRolled,
     Event,
     FoulReset,
@@ -75,7 +83,60 @@ def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
         return c.CashOut(player_id=first.player_id, amount=first.amount, actor=actor, at=at)
     if isinstance(first, PlayerLeft):
         return c.LeaveSeat(player_id=first.player_id, actor=actor, at=at)
+    custody = _custody_command(first)
+    if custody is not None:
+        return custody
     return _round_command(state, events)
+
+
+def _custody_command(first: Event) -> c.Command | None:
+    """The floor's custody command behind a custody event (R20), or ``None``."""
+    actor, at = first.actor, first.at
+    if isinstance(first, DeckReceived):
+        return c.ReceiveDeck(
+            deck_id=first.deck_id,
+            seal=first.seal,
+            package_id=first.package_id,
+            actor=actor,
+            at=at,
+        )
+    if isinstance(first, DeckInspected):
+        return c.InspectDeck(
+            deck_id=first.deck_id,
+            card_count=first.card_count,
+            inspector=first.inspector,
+            actor=actor,
+            at=at,
+        )
+    if isinstance(first, DeckLoaded):
+        return c.LoadShuffler(
+            deck_id=first.deck_id,
+            shuffler_serial=first.shuffler_serial,
+            received_at=first.received_at,
+            actor=actor,
+            at=at,
+        )
+    if isinstance(first, DeckInUse):
+        return c.PutDeckInUse(deck_id=first.deck_id, actor=actor, at=at)
+    if isinstance(first, DeckRetired):
+        return c.RetireDeck(
+            deck_id=first.deck_id,
+            reason=first.reason,
+            destroyed=first.destroyed,
+            actor=actor,
+            at=at,
+        )
+    if isinstance(first, DeckHeld):
+        return c.HoldDeck(
+            deck_id=first.deck_id,
+            reason=first.reason,
+            dispute_id=first.dispute_id,
+            actor=actor,
+            at=at,
+        )
+    if isinstance(first, DeckReleased):
+        return c.ReleaseDeck(deck_id=first.deck_id, reason=first.reason, actor=actor, at=at)
+    return None
 
 
 def _round_command(state: TableState, events: Sequence[Event]) -> c.Command:
@@ -97,9 +158,16 @@ def _round_command(state: TableState, events: Sequence[Event]) -> c.Command:
             player_id=first.player_id, bet=first.bet, amount=first.amount, actor=actor, at=at
         )
     if isinstance(first, StacksDealt):
+        # R20: the deck dealt from, when the deal recorded one (the event after the stacks)
+        named = events[1] if len(events) > 1 else None
+        deck_id = named.deck_id if isinstance(named, DeckDealt) else None
         if first.deck is not None:
-            return c.DealCards(deck=first.deck, source=first.source, actor=actor, at=at)
-        return c.DealCards(hands=first.stacks, source=first.source, actor=actor, at=at)
+            return c.DealCards(
+                deck=first.deck, source=first.source, deck_id=deck_id, actor=actor, at=at
+            )
+        return c.DealCards(
+            hands=first.stacks, source=first.source, deck_id=deck_id, actor=actor, at=at
+        )
     if isinstance(first, DiceRolled):
         return c.RollDice(faces=first.faces, actor=actor, at=at)
     if isinstance(first, HandSet) and first.reason in ("player_set", "player_asked"):

@@ -18,7 +18,7 @@ from audit.findings import Kind
 from eventlog.mapper import event_to_dict
 from table_core import commands as c
 from table_core.errors import DomainError
-from table_core.events import Event
+from table_core.events import CUSTODY_TYPES, Event
 from table_core.rules import CommissionRules, TableRules
 
 Issue = tuple[Kind, str, str]  # (kind, clause, sentence)
@@ -53,6 +53,7 @@ _BY_TYPE: dict[str, tuple[Kind, str]] = {
     "meter_changed": ("rules", "R-VAR-6"),
     "round_voided": ("money", "void"),
     "round_closed": ("procedure", "round"),
+    **dict.fromkeys(CUSTODY_TYPES, ("procedure", "R20")),  # the deck chain of custody
 }
 _SIDE_BET_CLAUSE = {
     "fortune": "R-VAR-3",

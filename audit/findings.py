@@ -119,6 +119,10 @@ class AuditReport:
     unsealed_tail_note: str | None = None
     witnessed: int | None = None  # checkpoints in the witness file checked against the log
     money: list[TableMoney] = field(default_factory=list)
+    #: R20: dealt rounds that named a deck in use and inspected, and those dealt before their
+    #: table kept custody ("PG-1 rounds 1-200": no custody record, not a finding).
+    rounds_with_deck: int = 0
+    rounds_before_custody: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -157,6 +161,13 @@ class AuditReport:
             if self.rounds_unchecked
             else ""
         )
+        if self.rounds_with_deck:
+            unchecked += f", {self.rounds_with_deck} round(s) dealt from a recorded deck (R20)"
+        if self.rounds_before_custody:
+            unchecked += (
+                f", no custody record (before custody was kept): "
+                f"{'; '.join(self.rounds_before_custody)}"
+            )
         return (
             f"audit {verdict}: {self.source}: {self.events} events, {self.tables} tables, "
             f"{self.rounds} rounds re-derived{unchecked}, {self.checkpoints} checkpoints, "
@@ -196,5 +207,9 @@ class AuditReport:
                 }
                 for m in self.money
             ],
+            "custody": {
+                "rounds_with_deck": self.rounds_with_deck,
+                "no_custody_record": self.rounds_before_custody,
+            },
             "seconds": round(self.seconds, 3),
         }

@@ -185,6 +185,8 @@ def _dealing_line(kind: str, e: dict[str, Any]) -> str | None:
     if kind == "stacks_dealt":
         deck = _cards(e["deck"]) if e["deck"] else "(hands reported)"
         return f"dealt ({e['source']}): deck {deck}; unused {_cards(e['unused'])}"
+    if kind == "deck_dealt":
+        return f"dealt from deck {e['deck_id']} (R20)"
     if kind == "dice_rolled":
         faces = " ".join(str(f) for f in e["faces"])
         return f"dice {faces} = {e['total']}: stack 1 to position {e['first_position']}"

@@ -17,6 +17,10 @@ commission) is kept from the events and reconciled with the fold whenever no rou
 ``bought − cashed + results = balance`` for each player, and the house's result plus the
 commission equals what the players lost. A difference is reported once, when it appears.
 
+Deck custody (R20): every dealt round of a table that keeps custody must name a deck that was in
+use, had passed inspection and was not held (``_custody``); a round dealt before the table's
+first custody event counts as "no custody record (before custody was kept)" and fails nothing.
+
 Events arrive in global order; a stream's events are taken in version order (a small reorder
 window), so two swapped events are reported by the chain check alone. A round with an integrity
 finding is not re-derived past it (its events are still folded): the report lists it.
@@ -37,11 +41,13 @@ from table_core.events import (
     ChipsBoughtIn,
     ChipsCashedOut,
     CommissionTaken,
+    DeckDealt,
     EnvyPaid,
     Event,
     RoundSettled,
     RoundVoided,
     SideBetSettled,
+    StacksDealt,
 )
 from table_core.rules import TableRules
 from table_core.table import TableState, decide, fold
@@ -97,6 +103,10 @@ class TableAudit:
         self.ledger = _Ledger()
         self._books_off: Any = None  # the unbalance last reported
         self._counted: int | None = None
+        #: R20: dealt rounds that named a deck in good standing, and rounds dealt before the
+        #: table kept custody (no custody record, not a failure).
+        self.custody_ok = 0
+        self.before_custody: list[int] = []
         self._repeats: dict[tuple[Any, ...], list[Any]] = {}  # difference -> first, count, last
 
     # --- arrival, in version order -------------------------------------------------------------
@@ -164,6 +174,8 @@ class TableAudit:
         )
         if checked:
             self._check(state, metas, events)
+            if isinstance(events[0], StacksDealt):
+                self._custody(state, metas, events)
         self._apply(metas, events)
         if events[-1].type in _ROUND_ENDS:
             self._reconcile(metas[-1], final=False, number=number)
@@ -193,6 +205,8 @@ class TableAudit:
         try:
             expected = decide(state, command)
         except DomainError as error:
+            if error.rule == "R20" and isinstance(command, c.DealCards):
+                return  # the deck the deal names: _custody reports it, in custody's words
             self._issue(metas[0], events[0], refused(command, error, events[0]))
             return
         except Exception as error:  # a state the table never reaches, found
@@ -217,6 +231,8 @@ class TableAudit:
             wanted = expected[index] if index < len(expected) else None
             if recorded == wanted:
                 continue
+            if recorded is None and isinstance(wanted, DeckDealt):
+                continue  # a deal that names no deck: _custody reports it (R20)
             if recorded is not None and _CONSEQUENCE_OF.get(recorded.type) in reported:
                 continue
             at = min(index, len(events) - 1)
@@ -230,6 +246,32 @@ class TableAudit:
             if recorded is None or wanted is None or recorded.type != wanted.type:
                 break  # the rest is out of step: one finding says it
             reported.add(recorded.type)
+
+    def _custody(self, state: TableState, metas: list[Meta], events: list[Event]) -> None:
+        """R20: the deal names a deck in use, inspected and not held, once custody is kept."""
+        number = events[0].round
+        named = events[1] if len(events) > 1 and isinstance(events[1], DeckDealt) else None
+        if named is None:
+            if not state.keeps_custody:
+                if number is not None:
+                    self.before_custody.append(number)
+                return
+            problem = "names no deck, though this table keeps deck custody"
+        else:
+            deck = state.decks.get(named.deck_id)
+            if deck is None:
+                problem = f"names deck {named.deck_id}, which has no custody record"
+            elif deck.status != "in_use":
+                problem = f"names deck {deck.deck_id}, which was not in use ({deck.status})"
+            elif not deck.inspected:
+                problem = f"names deck {deck.deck_id}, which had not passed inspection"
+            elif deck.held:
+                problem = f"names deck {deck.deck_id}, which was held ({deck.hold_reason})"
+            else:
+                self.custody_ok += 1
+                return
+        at = 1 if named is not None else 0
+        self._find(metas[at], events[at], "procedure", "R20", f"round {number}: the deal {problem}")
 
     def _apply(self, metas: list[Meta], events: list[Event]) -> None:
         try:

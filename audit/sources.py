@@ -149,10 +149,19 @@ def connect(url: str | URL) -> tuple[Any, str, str]:
 # --- SQLite ----------------------------------------------------------------------------------
 
 
+def _one_line(error: BaseException, url: URL) -> str:
+    """The driver's words on one line (psycopg adds a line of advice), the password masked."""
+    text = " ".join(str(error).split("\n")[0].split()) or type(error).__name__
+    return text.replace(str(url.password), "***") if url.password else text
+
+
 def _sqlite_connection(url: URL) -> sqlite3.Connection:
     path = Path(url.database or "")
     if not url.database or not path.is_file():
-        raise AuditUsageError(f"no database at {path}")
+        shown = url.render_as_string(hide_password=True)
+        raise AuditUsageError(
+            f"no database at {path}; `paigow db upgrade --db {shown}` creates one"
+        )
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
     try:
         connection.execute("BEGIN")  # one read snapshot for the whole audit (WAL)
@@ -215,7 +224,13 @@ def _postgres_connection(url: URL) -> Any:
         connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         connection.execute("SELECT count(*) FROM event_log").fetchone()
     except psycopg.Error as error:
-        raise AuditUsageError(f"cannot read the database: {error}".strip()) from None
+        shown = url.render_as_string(hide_password=True)
+        reason = _one_line(error, url)
+        if "event_log" in reason and "does not exist" in reason:
+            hint = f"`paigow db upgrade --db {shown}` creates the schema"
+        else:
+            hint = "check that the server runs there and that the URL, user and password are right"
+        raise AuditUsageError(f"cannot read the database at {shown}: {reason}; {hint}") from None
     return connection
 
 

@@ -35,12 +35,18 @@ class TablesResult:
     rounds: dict[str, int] = field(default_factory=dict)
     unchecked: dict[str, list[int]] = field(default_factory=dict)
     money: list[TableMoney] = field(default_factory=list)
+    #: R20: dealt rounds that named a deck in good standing, by table.
+    custody_ok: dict[str, int] = field(default_factory=dict)
+    #: R20: rounds dealt before their table kept custody, by table.
+    before_custody: dict[str, list[int]] = field(default_factory=dict)
 
     def merge(self, other: TablesResult) -> None:
         self.findings += other.findings
         self.rounds.update(other.rounds)
         self.unchecked.update(other.unchecked)
         self.money += other.money
+        self.custody_ok.update(other.custody_ok)
+        self.before_custody.update(other.before_custody)
 
 
 class Envelope:
@@ -128,6 +134,10 @@ class Tables:
             rounds={t: a.rounds_checked for t, a in self.audits.items()},
             unchecked={t: a.unchecked for t, a in self.audits.items() if a.unchecked},
             money=[a.money() for a in self.audits.values()],
+            custody_ok={t: a.custody_ok for t, a in self.audits.items()},
+            before_custody={
+                t: a.before_custody for t, a in self.audits.items() if a.before_custody
+            },
         )
 
 

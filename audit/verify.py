@@ -133,6 +133,10 @@ def _report(
         unsealed_tail_note=describe(tail) if tail else None,
         witnessed=integrity.witnessed if integrity.witnessed else None,
         money=sorted(result.money, key=lambda m: m.table_id),
+        rounds_with_deck=sum(result.custody_ok.values()),
+        rounds_before_custody=[
+            f"{t} {_spans(numbers)}" for t, numbers in sorted(result.before_custody.items())
+        ],
     )
 
 
@@ -173,6 +177,19 @@ def _pinpoint(chain: list[Finding], derived: list[Finding]) -> list[Finding]:
                 )
         out.append(finding)
     return [*out, *derived]
+
+
+def _spans(numbers: list[int]) -> str:
+    """Round numbers as runs: ``rounds 1-200``, ``rounds 1-3, 7``, ``round 4``."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    single = len(numbers) == 1
+    return f"round{'' if single else 's'} {text}"
 
 
 def _pass(

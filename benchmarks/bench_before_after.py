@@ -12,7 +12,7 @@ the ratio is after / before (for a latency, before / after, so above 1 is always
   http       benchmarks/bench_http.py: place-bet and set-hand p99 at 200 requests/s on PostgreSQL
 
 Usage (repo root): ``.venv/bin/python benchmarks/bench_before_after.py [--before REF]
-[--pairs 3] [--only core,simulate,audit,http]``. Prints a table, then ONE JSON line.
+[--after REF] [--pairs 3] [--only core,simulate,audit,http]``. Prints a table, then ONE JSON line.
 """
 
 from __future__ import annotations
@@ -119,10 +119,11 @@ def run(tree: Path, name: str, side: str) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE_REDESIGN, help="the peer commit")
+    parser.add_argument("--after", help="the commit measured (default: this checkout as it is)")
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--only", default=",".join(BENCHMARKS))
     args = parser.parse_args()
-    trees = {"before": checkout(args.before), "after": ROOT}
+    trees = {"before": checkout(args.before), "after": checkout(args.after) if args.after else ROOT}
     samples: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
     chosen = [name for name in args.only.split(",") if name]
     for pair in range(args.pairs):
@@ -133,7 +134,12 @@ def main() -> int:
                 for figure, (pick, _) in BENCHMARKS[name][1].items():
                     samples[side].setdefault(figure, []).append(float(pick(figures)))
             print(f"pair {pair + 1}/{args.pairs}: {name} done", file=sys.stderr)
-    result: dict[str, Any] = {"before": args.before, "pairs": args.pairs, "figures": {}}
+    result: dict[str, Any] = {
+        "before": args.before,
+        "after": args.after or "this checkout",
+        "pairs": args.pairs,
+        "figures": {},
+    }
     print(f"{'figure':<28} {'before':>10} {'after':>10} {'ratio':>7}  (ratio > 1: after better)")
     for name in chosen:
         for figure, (_, higher_is_better) in BENCHMARKS[name][1].items():

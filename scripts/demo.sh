@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job on the embedded default (paigow.db here, or $PAIGOW_DB): play a short table session
 # through the service and the store, then show the books and the regulator's proof of the same file.
+# Installs the runtime only (requirements/runtime.lock), the first time.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/bootstrap.sh"
+bash "$root/scripts/bootstrap.sh" runtime
 paigow="$root/.venv/bin/paigow"
 
 echo "== paigow simulate: 200 rounds, six players, House Way fr, Fortune side bets"

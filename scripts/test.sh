@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite (unit, integration on SQLite and PostgreSQL, end to end).
+# The whole test suite (unit, integration on SQLite and PostgreSQL, end to end) in parallel:
+# pytest-xdist, one worker per core (-n auto; a module with a module-scoped fixture stays on one
+# worker: tests/conftest.py). Arguments go to pytest:
+#   bash scripts/test.sh -m quick      the inner loop: the quick tier (docs: README "Tests")
+#   bash scripts/test.sh tests/unit    one folder; -n 0 runs in this process (for a debugger)
+# Installs the dev lock (requirements/dev.lock) the first time.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/bootstrap.sh"
+bash "$root/scripts/bootstrap.sh" dev
 cd "$root"
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n auto --dist loadgroup "$@"

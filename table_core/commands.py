@@ -118,6 +118,8 @@ class DealCards(Command):
     deck: Sequence[CardInput] | None = None
     hands: Sequence[Sequence[CardInput]] | None = None
     source: Literal["electronic", "live"] = "live"
+    #: The deck dealt from (R20); ``None``: the one deck in use, when the table keeps custody.
+    deck_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -151,6 +153,61 @@ class CloseRound(Command):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class VoidRound(Command):
+    reason: str
+
+
+# --- deck chain of custody (R20): the floor's ---------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReceiveDeck(Command):
+    deck_id: str
+    seal: str
+    package_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class InspectDeck(Command):
+    """The count (53 to pass, R-CARD-1) and who inspected the deck."""
+
+    deck_id: str
+    card_count: int
+    inspector: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LoadShuffler(Command):
+    """The shuffler's receipt of the deck: its serial and the time it took the deck."""
+
+    deck_id: str
+    shuffler_serial: str
+    received_at: datetime
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PutDeckInUse(Command):
+    deck_id: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RetireDeck(Command):
+    deck_id: str
+    reason: str
+    destroyed: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HoldDeck(Command):
+    """Keep the deck intact (a dispute's hook: ``dispute_id``)."""
+
+    deck_id: str
+    reason: str
+    dispute_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReleaseDeck(Command):
+    deck_id: str
     reason: str
 
 

@@ -5,6 +5,9 @@ caused it and ``at``, the time the caller gave (the core reads no clock). Payloa
 integer minor units and cards as canonical text (``"As"``, ``"JK"``, R-CARD-2) so that a stored
 event reads without this code. Their JSON form (no floats, ISO times) is ``eventlog.mapper``'s.
 
+This module is the one schema of the table's events (the ``Event`` union must name every model),
+hence longer than 500 lines.
+
 Seats are the six player places, numbered 1..6 counterclockwise from the dealer; ``seat=None``
 means the dealer's place (the banker when the dealer banks, the house hand when a player banks).
 ``position`` is R-DEAL-1's count from the banker (the banker is 1).
@@ -607,6 +610,102 @@ class RoundClosed(_RoundEvent):
     type: Literal["round_closed"] = "round_closed"
 
 
+# --- deck chain of custody (R20) ------------------------------------------------------------------
+#
+# Table facts (``round=None``) but ``deck_dealt``, which names the deck a round was dealt from.
+# A table keeps custody from its first ``deck_received``: from then on every deal names a deck in
+# use whose last inspection passed (table_core.table.custody).
+
+DeckId = Annotated[str, Field(min_length=1, max_length=100, pattern=r"\S")]
+Said = Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")]
+
+
+class DeckReceived(_Event):
+    """A deck (or a package of decks) reaches the table: its id, package id and seal number."""
+
+    type: Literal["deck_received"] = "deck_received"
+    deck_id: DeckId
+    seal: Said
+    package_id: Said | None = None
+
+
+class DeckInspected(_Event):
+    """The deck counted and checked by ``inspector``: ``passed`` when it holds 53 cards
+    (R-CARD-1); a deck that failed cannot be put in use."""
+
+    type: Literal["deck_inspected"] = "deck_inspected"
+    deck_id: DeckId
+    card_count: Annotated[int, Strict(), Field(ge=0, le=1000)]
+    inspector: Said
+    passed: bool
+
+
+class DeckLoaded(_Event):
+    """The shuffler's (or the pre-shuffle service's) receipt: its serial and when it took the
+    deck; the employee is the event's actor."""
+
+    type: Literal["deck_loaded"] = "deck_loaded"
+    deck_id: DeckId
+    shuffler_serial: Said
+    received_at: AwareDatetime
+
+
+class DeckInUse(_Event):
+    """The deck comes into play: deals may name it from now on."""
+
+    type: Literal["deck_in_use"] = "deck_in_use"
+    deck_id: DeckId
+
+
+class DeckDealt(_RoundEvent):
+    """Round ``round`` was dealt from this deck (it follows the round's ``stacks_dealt``)."""
+
+    type: Literal["deck_dealt"] = "deck_dealt"
+    deck_id: DeckId
+
+
+class DeckRetired(_Event):
+    """The deck leaves play for good, and why; ``destroyed`` when it was destroyed too."""
+
+    type: Literal["deck_retired"] = "deck_retired"
+    deck_id: DeckId
+    reason: Said
+    destroyed: bool = False
+
+
+class DeckHeld(_Event):
+    """The deck is kept intact (a dispute or an investigation, ``dispute_id`` when one is open):
+    a held deck is not dealt from, retired or destroyed until it is released."""
+
+    type: Literal["deck_held"] = "deck_held"
+    deck_id: DeckId
+    reason: Said
+    dispute_id: Said | None = None
+
+
+class DeckReleased(_Event):
+    """The hold on the deck is lifted, and why."""
+
+    type: Literal["deck_released"] = "deck_released"
+    deck_id: DeckId
+    reason: Said
+
+
+#: The custody events, as the fold and the audit look them up.
+CUSTODY_TYPES = frozenset(
+    {
+        "deck_received",
+        "deck_inspected",
+        "deck_loaded",
+        "deck_in_use",
+        "deck_dealt",
+        "deck_retired",
+        "deck_held",
+        "deck_released",
+    }
+)
+
+
 Event = Annotated[
     TableOpened
     | RulesChanged
@@ -641,7 +740,15 @@ Event = Annotated[
     | EnvyPaid
     | MeterChanged
     | RoundVoided
-    | RoundClosed,
+    | RoundClosed
+    | DeckReceived
+    | DeckInspected
+    | DeckLoaded
+    | DeckInUse
+    | DeckDealt
+    | DeckRetired
+    | DeckHeld
+    | DeckReleased,
     Field(discriminator="type"),
 ]
 #: Every event class, in the union's order (read from ``Event``, so the list is written once).

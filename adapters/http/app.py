@@ -11,14 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 
-from adapters.http import command_routes, errors, queries
+from adapters.http import command_routes, errors, operations, queries
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
-from adapters.http.models import HealthOut
+from adapters.http.observe import Observe
+from adapters.metrics import store_registry
 from adapters.service import TableService
+from adapters.store.migrate import head_revision
 from eventlog.provenance import software_version
 
 DESCRIPTION = """\
@@ -42,20 +44,22 @@ def create_app(
         version=software_version(),
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served from this server's own assets (operations.install_documents)
+        redoc_url=None,
     )
     app.state.service = service
     app.state.keys = keys
     app.state.runner = CommandRunner(service)
+    app.state.head = head_revision()
+    app.state.store_gauges = store_registry(service.store, service, app.state.head)
     errors.install(app)
     if fast_commands:  # well-formed commands skip FastAPI's machinery, with the same answers
         app.add_middleware(FastCommands)
+    app.add_middleware(Observe)  # added last: outermost, it sees the fast path's answers too
     app.include_router(command_routes.router)
     app.include_router(queries.router)
-
-    @app.get("/health", operation_id="health", summary="Liveness; no key needed", tags=["health"])
-    def health(request: Request) -> HealthOut:
-        return HealthOut(status="ok", refusing=request.app.state.service.refusing)
-
+    app.include_router(operations.router)
+    operations.install_documents(app)
     return app
 
 

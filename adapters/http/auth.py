@@ -45,6 +45,7 @@ async def caller(
     if key is None:
         log.warning("unknown_api_key", method=request.method, path=request.url.path)
         raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
+    request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
     return key
 
 
@@ -74,7 +75,6 @@ def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
                 f"the {key.role} role may not call {operation}: "
                 f"it is for {', '.join(sorted(roles))}",
             )
-        request.state.api_key = key  # for the endpoint (command_routes.py), without a second solve
         return key
 
     return check

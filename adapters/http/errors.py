@@ -8,9 +8,12 @@
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
   act on; ``invalid_request``: the body, a header or a parameter does not fit the schema.
-- 503 ``commands_refused``: the store failed verification; ``store_unavailable``: the store
-  refused, or (with ``Retry-After``) no database primary answered within the store's retries (a
-  failover: send the same ``Idempotency-Key`` again after that many seconds).
+- 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
+  path or method no route knows: the same shape, not Starlette's plain text.
+- 503 ``commands_refused``: the store failed verification; ``read_only``: the server was started
+  with ``--read-only`` (no usable signing key); ``not_ready`` (``/ready``); ``store_unavailable``:
+  the store refused, or (with ``Retry-After``) no database primary answered within the store's
+  retries (a failover: send the same ``Idempotency-Key`` again after that many seconds).
 
 Whatever the error, nothing was written: the service appends only after the core decided, in one
 transaction, and the store refuses whole commands.
@@ -25,9 +28,10 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException
 
 from adapters.logging import get_logger
-from adapters.service import StoreUnverified
+from adapters.service import ServiceReadOnly, StoreUnverified
 from table_core.errors import DomainError
 from table_core.ports import (
     CommandIdConflict,
@@ -101,6 +105,30 @@ def _store_unverified(_request: Request, exc: Exception) -> JSONResponse:
     return problem(503, "commands_refused", exc.message)
 
 
+def _read_only(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceReadOnly)
+    return problem(503, "read_only", exc.message)
+
+
+#: Starlette's own refusals (no route, a method the route does not take), by status.
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def _http_exception(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    if exc.status_code == 404:
+        message = f"no route {request.method} {request.url.path}: see /docs"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    response = problem(exc.status_code, code, message)
+    for name, value in (exc.headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
 def _concurrency(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ConcurrencyError)
     return problem(
@@ -172,6 +200,8 @@ def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
 HANDLERS: dict[type[Exception], Any] = {
     ApiProblem: _api_problem,
     StoreUnverified: _store_unverified,
+    ServiceReadOnly: _read_only,
+    HTTPException: _http_exception,
     DomainError: _domain_error,
     ConcurrencyError: _concurrency,
     CommandIdConflict: _command_id_conflict,

@@ -46,6 +46,7 @@ from table_core.events import Actor
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _PREFIX = "/tables/"
+_TEMPLATE = "/tables/{table_id}"
 #: A command's body is small (a dealt deck is about 600 bytes): past this, FastAPI reads it.
 _MAX_BODY = 64 * 1024
 #: Returned by the worker when FastAPI must answer instead (unknown key, a role without rights).
@@ -62,6 +63,11 @@ class FastCommands:
             await self.app(scope, receive, send)
             return
         table_id = scope["path"][len(_PREFIX) :].partition("/")[0]
+        # For the access log and the metrics (observe.py): the route's template, the table and,
+        # once looked up, the key (as ``auth.caller`` leaves it for FastAPI's path).
+        scope["paigow.route"] = _TEMPLATE + route.path
+        state = scope.setdefault("state", {})
+        state["table_id"] = table_id
         headers = _headers(scope)
         messages, body = await _read_body(receive)
         parsed = None
@@ -70,10 +76,18 @@ class FastCommands:
         outcome: Any = _HAND_OVER
         if parsed is not None:
             token, key, model = parsed
-            state = scope["app"].state
+            app_state = scope["app"].state
             try:
                 outcome = await run_in_threadpool(
-                    _run, state.keys, state.runner, route, table_id, token, key, model
+                    _run,
+                    app_state.keys,
+                    app_state.runner,
+                    route,
+                    table_id,
+                    token,
+                    key,
+                    model,
+                    state,
                 )
             except Exception as exc:
                 handler = handler_for(exc)
@@ -174,6 +188,7 @@ def _run(
     token: str,
     key: str,
     model: Any,
+    state: dict[str, Any],
 ) -> Any:
     try:
         api_key = keys.lookup(token)
@@ -181,5 +196,6 @@ def _run(
         return _HAND_OVER
     if api_key is None or api_key.role not in RIGHTS[route.operation]:
         return _HAND_OVER
+    state["api_key"] = api_key
     actor = Actor(id=api_key.actor_id, role=api_key.role)
     return run_command(runner, route, table_id, key, model, actor)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt
 
 from table_core.rules import TableRules
 
@@ -25,6 +25,7 @@ Amount = Annotated[StrictInt, Field(ge=1, le=MAX_AMOUNT, description="minor unit
 Version = Annotated[StrictInt, Field(ge=0, le=2**62)]
 CardText = Annotated[str, Field(min_length=1, max_length=3, examples=["As"])]
 Reason = Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")]
+DeckId = Annotated[str, Field(pattern=ID_PATTERN, examples=["D-0417"])]
 
 
 class _Body(BaseModel):
@@ -89,6 +90,11 @@ class ReportDealBody(_Body):
         Annotated[list[Annotated[list[CardText], Field(max_length=10)]], Field(max_length=10)]
         | None
     ) = None
+    deck_id: DeckId | None = Field(
+        default=None,
+        description="The deck dealt from (R20); left out: the one deck in use, when the table "
+        "keeps deck custody.",
+    )
 
 
 class ReportDiceBody(_Body):
@@ -104,6 +110,44 @@ class SetHandBody(_Body):
 
 
 class VoidBody(_Body):
+    reason: Reason
+
+
+# --- deck chain of custody (R20) ---------------------------------------------------------------
+
+
+class DeckBody(_Body):
+    deck_id: DeckId
+
+
+class ReceiveDeckBody(DeckBody):
+    seal: Reason
+    package_id: Reason | None = None
+
+
+class InspectDeckBody(DeckBody):
+    card_count: Annotated[StrictInt, Field(ge=0, le=1000, examples=[53])]
+    inspector: Reason
+
+
+class LoadShufflerBody(DeckBody):
+    shuffler_serial: Reason
+    received_at: AwareDatetime | None = Field(
+        default=None, description="When the shuffler took the deck; left out: now."
+    )
+
+
+class RetireDeckBody(DeckBody):
+    reason: Reason
+    destroyed: bool = False
+
+
+class HoldDeckBody(DeckBody):
+    reason: Reason
+    dispute_id: Reason | None = None
+
+
+class ReleaseDeckBody(DeckBody):
     reason: Reason
 
 
@@ -213,3 +257,10 @@ class TableOut(BaseModel):
 class HealthOut(BaseModel):
     status: str
     refusing: str | None
+
+
+class ReadyOut(BaseModel):
+    """``/ready``'s 200: every check ``true`` (a 503 ``not_ready`` names the failing one)."""
+
+    status: str
+    checks: dict[str, bool | str]

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
+from adapters.deck_custody import deck_record
 from adapters.http.auth import require
 from adapters.http.command_routes import ERRORS, TableId
 from adapters.http.errors import ApiProblem, ErrorBody
@@ -72,6 +73,22 @@ def table_events(
     _opened_table(service, table_id)
     records = service.store.read_stream(table_id, after_version)
     return [event_out(r) for r in records[:limit]]
+
+
+@router.get(
+    "/tables/{table_id}/decks",
+    operation_id="table_decks",
+    summary="The table's decks: each one's chain of custody (R20)",
+    response_model=list[dict[str, Any]],
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("table_decks"))],
+)
+def table_decks(request: Request, table_id: TableId) -> Any:
+    """Each deck's record: seal, package, inspection, shuffler receipt, the rounds dealt from it,
+    whether it is held, and its retirement (an empty list: the table keeps no custody yet)."""
+    return [
+        deck_record(deck) for deck in _opened_table(service_of(request), table_id).decks.values()
+    ]
 
 
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
@@ -166,7 +183,10 @@ ReportView = Literal[
 )
 def reports(
     request: Request,
-    day: Annotated[date | None, Query(description="gaming day; none: every day")] = None,
+    day: Annotated[
+        date | Literal["all"] | None,
+        Query(description="gaming day (YYYY-MM-DD); `all` or none: every day"),
+    ] = None,
     table_id: Annotated[str | None, Query(pattern=TABLE_ID_PATTERN)] = None,
     view: Annotated[list[ReportView] | None, Query(description="views; none: all")] = None,
 ) -> dict[str, Any]:
@@ -179,7 +199,12 @@ def reports(
 
     def query(runner: Any) -> dict[str, Any]:
         report: dict[str, Any] = build_report(
-            runner, gaming_day, day=day, table_id=table_id, views=views, catch_up=False
+            runner,
+            gaming_day,
+            day=None if day == "all" else day,
+            table_id=table_id,
+            views=views,
+            catch_up=False,
         )
         return report
 

@@ -48,11 +48,20 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "settle": _DEALER,
     "close_round": _DEALER,
     "void_round": _FLOOR,
+    # --- the deck chain of custody (R20): the floor's
+    "receive_deck": _FLOOR,
+    "inspect_deck": _FLOOR,
+    "load_shuffler": _FLOOR,
+    "put_deck_in_use": _FLOOR,
+    "retire_deck": _FLOOR,
+    "hold_deck": _FLOOR,
+    "release_deck": _FLOOR,
     # --- queries
     "table_state": _ALL,
     "table_events": _ALL,
     "round_recall": _ALL,
     "round_history": _ALL,
+    "table_decks": _ALL,
     "reports": frozenset({"floor", "cage", "auditor"}),
     "audit_verify": frozenset({"auditor", "floor"}),
 }

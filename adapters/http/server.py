@@ -41,9 +41,15 @@ def build_app(
     verify: bool = True,
     shared: bool = False,
     settings: Settings | None = None,
+    read_only: bool = False,
 ) -> FastAPI:
     """The app over the store at ``url`` (else the ``db`` setting); the service starts and stops
-    with the server. ``shared``: other processes (the other workers) write the store too."""
+    with the server. ``shared``: other processes (the other workers) write the store too.
+
+    A store that cannot sign the checkpoints its rounds need (no key, or not the log's key) is
+    refused (``SigningKeyRefused``: one line, exit 2) unless ``read_only``: the service then
+    refuses every command (503 ``read_only``), answers queries, and writes nothing, not even its
+    own start and stop (a key-less store could not seal them)."""
     settings = settings or load_settings()
     wired = wire(
         settings,
@@ -52,24 +58,25 @@ def build_app(
         verify=verify,
         shared=shared,
         record_schema_revision=True,
+        signing="read_only" if read_only else "serve",
+        metered=True,
     )
     store, service, shown = wired.store, wired.service, wired.shown
     log = get_logger(component="http", **({"pid": os.getpid()} if shared else {}))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        service.start()
+        if not read_only:
+            service.start()
         # Everything built so far lives as long as the server: out of the collector's full walks;
         # young collections every 10,000 allocations (adapters/collector.py).
         quiet_collector()
-        log.info("http_started", db=shown, refusing=service.refusing)
-        if getattr(store, "signer", True) is None:
-            # Every round end signs a checkpoint: without a key no round can close (503).
-            log.warning("no_signing_key", hint="set PAIGOW_SIGNING_KEY to a PEM key file")
+        log.info("http_started", db=shown, refusing=service.refusing, read_only=service.read_only)
         try:
             yield
         finally:
-            service.stop()
+            if not read_only:
+                service.stop()
             store.close()
             log.info("http_stopped")
 
@@ -85,8 +92,8 @@ def build_app(
 def worker_app() -> FastAPI:
     """One worker's app for ``paigow serve --workers N`` (uvicorn's factory, called in each
     spawned worker process): as ``build_app`` makes it, from the settings the parent put in the
-    environment (``serve_worker_db``, ``serve_worker_verify``); the service is ``shared``, since
-    the other workers write the same store."""
+    environment (``serve_worker_db``, ``serve_worker_verify``, ``serve_worker_read_only``); the
+    service is ``shared``, since the other workers write the same store."""
     settings = load_settings()
     configure_logging(fmt=settings.log_format or "json")
     return build_app(
@@ -94,4 +101,5 @@ def worker_app() -> FastAPI:
         verify=settings.serve_worker_verify,
         shared=True,
         settings=settings,
+        read_only=settings.serve_worker_read_only,
     )

@@ -34,15 +34,15 @@ __all__ = [
 
 
 @contextlib.contextmanager
-def opened(source: Any) -> Iterator[Any]:
+def opened(source: Any, *, create: bool = True) -> Iterator[Any]:
     """The store ``source`` names: itself when it is a store, else the store at that URL (closed
-    on leaving)."""
+    on leaving; ``create=False``: a missing SQLite file is an error, see ``open_store``)."""
     if not isinstance(source, str):
         yield source
         return
     from adapters.store import open_store
 
-    store = open_store(source)
+    store = open_store(source, create=create)
     try:
         yield store
     finally:

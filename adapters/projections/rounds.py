@@ -244,6 +244,11 @@ def _dealt(b: RoundsBatch, doc: Doc, p: Payload, at: str) -> None:
     doc["phase"] = "dealt"
 
 
+def _deck_dealt(b: RoundsBatch, doc: Doc, p: Payload, at: str) -> None:
+    """R20: the deck the round was dealt from (rounds of a table keeping custody only)."""
+    doc["deal"]["deck_id"] = p["deck_id"]
+
+
 def _dice(b: RoundsBatch, doc: Doc, p: Payload, at: str) -> None:
     doc["dice"] = {"faces": p["faces"], "total": p["total"], "first_position": p["first_position"]}
 
@@ -384,6 +389,7 @@ _HANDLERS: dict[str, Callable[[RoundsBatch, Doc, Payload, str], None]] = {
     "wager_returned": _returned,
     "bets_closed": _bets_closed,
     "stacks_dealt": _dealt,
+    "deck_dealt": _deck_dealt,
     "dice_rolled": _dice,
     "stacks_assigned": _assigned,
     "hand_set": _hand_set,

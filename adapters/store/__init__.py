@@ -8,12 +8,14 @@ working directory; adapters/settings.py),
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 
 from adapters.settings import load_settings
 from adapters.store import migrate
@@ -30,8 +32,11 @@ __all__ = [
     "PostgresEventStore",
     "SqlEventStore",
     "SqliteEventStore",
+    "database_problem",
     "database_url",
     "open_store",
+    "reaching",
+    "shown_url",
 ]
 
 SQLITE_BUSY_TIMEOUT_S = 30
@@ -44,6 +49,50 @@ def database_url(url: str | None = None) -> URL:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
+
+
+def shown_url(url: URL) -> str:
+    """The URL for people, logs and error lines: the password masked."""
+    return url.render_as_string(hide_password=True)
+
+
+def _reason(error: BaseException, url: URL) -> str:
+    """The driver's own words on one line (psycopg adds a second line of advice), never the
+    password even if a driver echoed it."""
+    cause = getattr(error, "orig", None) or error
+    text = " ".join(str(cause).split("\n")[0].split()) or type(cause).__name__
+    if url.password:
+        text = text.replace(str(url.password), "***")
+    return text
+
+
+def database_problem(url: URL, error: BaseException) -> str:
+    """One line for a database that cannot be reached or opened: where, why, and what to do."""
+    where, reason = shown_url(url), _reason(error, url)
+    if url.get_backend_name() == "sqlite":
+        return (
+            f"cannot open the database at {where}: {reason}; check that the path is a paigow "
+            f"database, its folder exists and is writable"
+        )
+    if "does not exist" in reason and "database" in reason:
+        return (
+            f"no database at {where}: {reason}; create it (createdb {url.database}), then "
+            f"`paigow db upgrade --db {where}`"
+        )
+    return (
+        f"cannot reach the database at {where}: {reason}; check that the server runs there and "
+        f"that the URL, user and password are right"
+    )
+
+
+@contextlib.contextmanager
+def reaching(url: URL) -> Iterator[None]:
+    """The driver's failure to reach or open the database at ``url`` as one ``StoreError`` line
+    (the CLI prints it and exits 2) instead of a SQLAlchemy traceback."""
+    try:
+        yield
+    except DBAPIError as error:
+        raise StoreError(database_problem(url, error)) from error
 
 
 def sqlite_engine(url: URL) -> Engine:
@@ -71,7 +120,11 @@ PING_AFTER_IDLE_S = 2.0
 
 def postgres_engine(url: URL, pool_size: int = 5) -> Engine:
     # AUTOCOMMIT at the driver: reads are single statements, writes open explicit transactions.
-    engine = create_engine(url, isolation_level="AUTOCOMMIT", pool_size=pool_size)
+    # A host that drops packets would otherwise hold a command for the OS's TCP timeout (minutes).
+    connect_args = {} if "connect_timeout" in url.query else {"connect_timeout": 10}
+    engine = create_engine(
+        url, isolation_level="AUTOCOMMIT", pool_size=pool_size, connect_args=connect_args
+    )
 
     # SQLAlchemy's ``pool_pre_ping`` pings on EVERY checkout: one more round trip for each append
     # and each API key lookup. A connection handed back moments ago is alive (the server would
@@ -114,27 +167,54 @@ def open_store(
     *,
     signing_key: Signer | str | Path | None = None,
     upcasters: Upcasters | None = None,
+    create: bool = True,
 ) -> SqlEventStore | InMemoryEventStore:
     """The store at ``url``. A new SQLite file is created at the head schema revision, with a
     fresh signing key beside it unless one is configured; any other database must already be
     at the head revision (``paigow db upgrade``). The key comes from ``signing_key`` or
     the ``signing_key`` setting (``$PAIGOW_SIGNING_KEY``, a PEM file), else from
-    ``<db>.signing-key`` for SQLite."""
+    ``<db>.signing-key`` for SQLite.
+
+    ``create=False`` (every command but ``simulate``, ``serve`` and ``db upgrade``): a missing
+    SQLite file is an error, not a new database, and no key file is made. A database that cannot
+    be reached is one ``StoreError`` line naming the URL (password masked) either way."""
     parsed = database_url(url)
     signer = configured_signer(signing_key or load_settings().signing_key)
     if parsed.drivername == "memory":
         return InMemoryEventStore(signer or Signer.generate(), upcasters)
     if parsed.get_backend_name() == "sqlite":
-        return _open_sqlite(parsed, signer, upcasters)
+        with reaching(parsed):
+            return _open_sqlite(parsed, signer, upcasters, create)
     if parsed.get_backend_name() == "postgresql":
         engine = postgres_engine(parsed)
-        _check_revision(engine, parsed)
-        store = PostgresEventStore(
-            engine, signer=signer, upcasters=upcasters, retry_s=load_settings().db_retry_s
-        )
-        store.sequence()  # position what a writer that died before its pass left behind
+        try:
+            with reaching(parsed):
+                _check_revision(engine, parsed)
+                store = PostgresEventStore(
+                    engine, signer=signer, upcasters=upcasters, retry_s=load_settings().db_retry_s
+                )
+                store.sequence()  # position what a writer that died before its pass left behind
+        except StoreError:
+            engine.dispose()
+            raise
         return store
-    raise StoreError(f"unsupported database URL {parsed.drivername}: use sqlite or postgresql")
+    raise StoreError(
+        f"unsupported database URL {shown_url(parsed)}: use sqlite:///FILE, "
+        f"postgresql+psycopg://USER@HOST:PORT/DB or memory://"
+    )
+
+
+def missing_sqlite(parsed: URL) -> StoreError | None:
+    """The error for a SQLite URL whose file does not exist (a typo must not make a new,
+    empty database that reads as a quiet day); None for any other URL."""
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    path = Path(parsed.database or "")
+    if path.is_file() and path.stat().st_size > 0:
+        return None
+    return StoreError(
+        f"no database at {path}; `paigow db upgrade --db {shown_url(parsed)}` creates one"
+    )
 
 
 def _has_checkpoints(engine: Engine) -> bool:
@@ -142,10 +222,14 @@ def _has_checkpoints(engine: Engine) -> bool:
         return connection.exec_driver_sql("SELECT 1 FROM checkpoints LIMIT 1").first() is not None
 
 
-def _open_sqlite(parsed: URL, signer: Signer | None, upcasters: Upcasters | None) -> SqlEventStore:
+def _open_sqlite(
+    parsed: URL, signer: Signer | None, upcasters: Upcasters | None, create: bool
+) -> SqlEventStore:
     database = parsed.database
     if not database or database == ":memory:":
         raise StoreError("an in-memory SQLite store is not supported: use memory:// instead")
+    if not create and (missing := missing_sqlite(parsed)) is not None:
+        raise missing
     path = Path(database)
     new = not path.exists() or path.stat().st_size == 0
     if new:
@@ -157,7 +241,11 @@ def _open_sqlite(parsed: URL, signer: Signer | None, upcasters: Upcasters | None
     public_key = None
     if signer is None and private_path.exists():
         signer = Signer.from_file(private_path)
-    elif signer is None and (new or (not public_path.exists() and not _has_checkpoints(engine))):
+    elif (
+        signer is None
+        and create
+        and (new or (not public_path.exists() and not _has_checkpoints(engine)))
+    ):
         # A new embedded database, also one that `paigow db upgrade` created before first use:
         # it gets its own key, the public half beside it for verifiers.
         signer = create_key_files(path)

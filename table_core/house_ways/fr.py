@@ -1,18 +1,22 @@
 """The ``fr`` House Way: seed 000's "Façon Maison", the Golden Nugget House Way (R-HW-1).
 
-Read RULES.md "House Way" / "fr" beside this file: each function below is one family of clauses
-in the R-HW-3 order, and every split it returns carries the id of the clause that decided it.
-The shape (pairs, trips, quads, the joker as an ace, R-HW-2) picks the family cheaply; only the
+Read docs/rules.md "House Way" / "fr" beside this file: each function below is one family of
+clauses in the R-HW-3 order, and every split it returns carries the id of the clause that decided
+it. The shape (pairs, trips, quads, the joker as an ace, R-HW-2) picks the family cheaply; only the
 straight and flush clauses and the four-aces split enumerate splits (R-HW-4 needs them there).
 
-Readings where RULES.md leaves a doubt (the golden vectors say the same in their "why"):
+Readings where docs/rules.md leaves a doubt (the golden vectors say the same in their "why"):
 
 - Two pairs: exception (c) "H is aces" is checked first; it is a special case of (a) (with a pair
   of aces no other ace can be single), so it would otherwise never decide.
 - Full house shapes with a straight (only A-A-joker trips can hold one) follow the straight
   clause, as R-HW-3 orders it; the fr straight rule names no full-house exception.
-- A straight flush is given up only for a front whose highest card is a jack (a royal: a king) or
-  better, as RULES.md words it: a plain straight that frees a pair of eights does not qualify.
+- A straight flush is given up only for a better front that is jack-high (a royal: king-high) or
+  better, and any pair counts as better than jack-high (the clarified docs/rules.md (b)/(c), issue
+  20): a plain straight that frees a pair of sevens qualifies.
+- Straights exception (a) counts pairs as R-HW-2 does (the joker as an ace). Three pairs arise
+  with a straight or flush only when the joker pairs a single ace; they meet (a) (aces with any
+  other pair) and take the three-pair rule (clarified docs/rules.md, issue 20).
 - Four of a kind 7-10: a pair taken from trips among the other cards "can go front" (R-HW-6), as
   the 2-6 and J-K rules say in so many words; with both a pair and a single ace, the pair goes
   front (R-HW-4: the better front).
@@ -25,7 +29,7 @@ Readings where RULES.md leaves a doubt (the golden vectors say the same in their
 from __future__ import annotations
 
 from table_core.cards import ACE, Card
-from table_core.hands import ROYAL_ORDER, STRAIGHT_FLUSH
+from table_core.hands import ROYAL_ORDER, STRAIGHT_FLUSH, front_is_pair
 from table_core.house_ways.shape import (
     JACK,
     KING,
@@ -80,21 +84,23 @@ CLAUSES: dict[str, str] = {
     "fr.straights.best_front": (
         "Straight or flush among the seven (six- and seven-card ones included): keep one back,"
         " choosing the one that leaves the best front. With two pairs and a single ace, jacks or"
-        " better with sixes or better, or aces with any pair, the two-pair rule decides instead."
+        " better with sixes or better, or aces with any pair (the joker pairs an ace), the"
+        " two-pair rule decides instead; with three pairs (only the joker pairing an ace makes"
+        " them here) the three-pair rule."
     ),
     "fr.straights.keep_straight_flush": (
         "Straight flush: kept back with the best front it allows, unless the exception below."
     ),
     "fr.straights.give_up_straight_flush": (
         "Straight flush given up for a plain straight or flush when that leaves a better front"
-        " whose highest card is a jack or better."
+        " that is jack-high or better (any pair counts as better than jack-high)."
     ),
     "fr.straights.keep_royal_flush": (
         "Royal flush: kept back with the best front it allows, unless the exception below."
     ),
     "fr.straights.give_up_royal_flush": (
         "Royal flush given up for a plain straight or flush when that leaves a better front"
-        " whose highest card is a king or better."
+        " that is king-high or better (any pair counts)."
     ),
     "fr.four_of_a_kind.two_to_six_together": (
         "Four deuces to sixes: always kept back; a pair (or trips) among the other three cards"
@@ -128,11 +134,12 @@ CLAUSES: dict[str, str] = {
     ),
 }
 
-# R-HW-3: the straight clause hands some two-pair hands to the two-pair rule; nothing else moves.
+# R-HW-3: the straight clause hands some two-pair hands to the two-pair rule and three-pair hands
+# (the joker pairing an ace) to the three-pair rule; nothing else moves.
 REDIRECTS: dict[str, frozenset[str]] = {
     "five_aces": frozenset(),
     "four_of_a_kind": frozenset(),
-    "straights": frozenset({"two_pairs"}),
+    "straights": frozenset({"two_pairs", "three_pairs"}),
     "full_house": frozenset(),
     "trips": frozenset(),
     "three_pairs": frozenset(),
@@ -149,9 +156,9 @@ def _front(shape: Shape, first: Card, second: Card) -> Candidate:
     return shape.candidate((first, second))
 
 
-def _front_top(candidate: Candidate) -> int:
-    """Highest rank in a front (a pair's rank for a pair), from the packed front strength."""
-    return (candidate.front_strength >> 4) & 15
+def _front_reaches(candidate: Candidate, need: int) -> bool:
+    """Straights (b)/(c): the front is ``need``-high or better; any pair counts as better."""
+    return front_is_pair(candidate.front_strength) or (candidate.front_strength >> 4) & 15 >= need
 
 
 def _other_pair(shape: Shape) -> int:
@@ -210,7 +217,8 @@ def _full_house(shape: Shape) -> Decision:
 
 
 def _two_pair_exception(shape: Shape) -> bool:
-    """Straights exception (a): the seven also hold one of the listed two-pair hands."""
+    """Straights exception (a): the seven also hold one of the listed two-pair hands, pairs
+    counted as R-HW-2 counts them (A + JK is a pair of aces)."""
     if len(shape.pairs) != 2 or shape.trips:
         return False
     high, low = shape.pairs
@@ -218,6 +226,10 @@ def _two_pair_exception(shape: Shape) -> bool:
 
 
 def _straights(shape: Shape) -> Decision:
+    if len(shape.pairs) == 3:
+        # (a), clarified (issue 20): only the joker pairing a single ace gives three pairs beside a
+        # straight or flush; aces with any other pair meet (a), and three pairs take their rule.
+        return _three_pairs(shape)  # R-HW-3: the three-pair clause records its own id
     if _two_pair_exception(shape):
         return _two_pairs(shape)  # R-HW-3: the two-pair clause decides and records its own id
     options = shape.straight_or_flush_splits()  # every one is legal: a straight beats any front
@@ -233,7 +245,7 @@ def _straights(shape: Shape) -> Decision:
     if (
         plain is not None
         and plain.front_strength > kept.front_strength
-        and _front_top(plain) >= need
+        and _front_reaches(plain, need)
     ):
         return plain, f"fr.straights.{give_up}"
     return kept, f"fr.straights.{keep}"

@@ -41,6 +41,7 @@ from table_core.side_bets.lines import (
     NATURAL_7SF_ROYAL,
     PLAIN_CATEGORY_KIND,
     ROYAL,
+    ROYAL_ACE_KING_SUITED,
     ROYAL_MATCH,
     STRAIGHT_FLUSH_KIND,
     THREE_PAIR,
@@ -54,6 +55,8 @@ _JOKER_PRIME = CARD_PRIME[JOKER]
 _KIND_BITS = 5  # a memo entry is ``strength << 5 | kind``
 _KIND_MASK = (1 << _KIND_BITS) - 1
 _KING, _QUEEN = 13, 12
+_ACE_KING = (ACE, _KING)
+_KING_QUEEN = (_KING, _QUEEN)
 
 #: Each card adds one to its suit's nibble (suits 0..3), the joker to nibble 4: the sum of seven
 #: of these is the suit-count vector, which indexes ``_FLUSH_SUIT``.
@@ -163,11 +166,14 @@ def _suited_entry(suited: Sequence[Card]) -> int:
     return best << _KIND_BITS | kind
 
 
-def _royal_match(cards: Sequence[Card], royal_suit: int) -> bool:
-    """A natural K and Q of one suit other than the royal's (R-VAR-3); the joker never matches."""
+def _suited_beside(cards: Sequence[Card], royal_suit: int, ranks: tuple[int, int]) -> bool:
+    """Two natural cards of ``ranks`` in one suit other than the royal's; the joker never counts.
+
+    K-Q is the royal match (R-VAR-3); A-K the "royal flush plus ace-king suited" (issue 20)."""
     held = set(cards)
+    high, low = ranks
     return any(
-        (_KING - 2) * 4 + suit in held and (_QUEEN - 2) * 4 + suit in held
+        (high - 2) * 4 + suit in held and (low - 2) * 4 + suit in held
         for suit in range(4)
         if suit != royal_suit
     )
@@ -184,8 +190,11 @@ def _flush_kind(cards: Sequence[Card], suit: int, plain_entry: int) -> Kind:
     if entry < plain_entry:  # four aces with the joker, or a full house, beats this flush
         return plain_entry & _KIND_MASK
     kind = entry & _KIND_MASK
-    if kind == ROYAL and _royal_match(cards, suit):
-        return ROYAL_MATCH
+    if kind == ROYAL:  # five royal cards leave two: a K-Q or an A-K, never both
+        if _suited_beside(cards, suit, _KING_QUEEN):
+            return ROYAL_MATCH
+        if _suited_beside(cards, suit, _ACE_KING):
+            return ROYAL_ACE_KING_SUITED
     return kind
 
 

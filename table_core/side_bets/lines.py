@@ -29,6 +29,7 @@ from table_core.hands import (
 Line = Literal[
     "natural_seven_card_straight_flush",
     "royal_flush_royal_match",
+    "royal_flush_ace_king_suited",
     "seven_card_straight_flush_with_joker",
     "five_aces",
     "royal_flush",
@@ -72,7 +73,14 @@ PAI_GOW_LINES: tuple[Line, ...] = (
     "pai_gow_king_high",
     "pai_gow_ace_high",
 )
-LINES: tuple[Line, ...] = POKER_LINES + PAI_GOW_LINES
+#: Named lines a casino's card may post beside Fortune's (issue 20): Washington's Emperor's
+#: Treasure pays a "royal flush plus ace-king suited" (``As Ks Qs Js Ts Ad Kd``). Each is a hand
+#: class of its own that also holds the royal flush: a table without the line pays the royal.
+NAMED_LINES: tuple[Line, ...] = ("royal_flush_ace_king_suited",)
+#: Every line in rulebook order (a named line beside the royal match, the other royal + two).
+LINES: tuple[Line, ...] = (*POKER_LINES[:2], *NAMED_LINES, *POKER_LINES[2:], *PAI_GOW_LINES)
+#: The lines that are not pai gow lines (a progressive pays these).
+POKER_AND_NAMED_LINES: tuple[Line, ...] = tuple(line for line in LINES if line not in PAI_GOW_LINES)
 
 #: Lines of four of a kind or better: the hands that earn Envy (R-VAR-3).
 ENVY_LINES: tuple[Line, ...] = POKER_LINES[:7]
@@ -98,7 +106,10 @@ THREE_PAIR = 14
 TWO_PAIR_KIND = 15
 ONE_PAIR_KIND = 16
 PAI_GOW_NINE_HIGH = 17  # 17..22: pai gow by highest card, 9..A (the joker is then an ace)
-KIND_COUNT = 23
+# A royal (natural or with the joker) + a natural suited A-K of another suit (issue 20): last, so
+# the classes before it keep their numbers.
+ROYAL_ACE_KING_SUITED = 23
+KIND_COUNT = 24
 
 
 def pai_gow_kind(top_rank: int) -> Kind:
@@ -146,6 +157,7 @@ KINDS: tuple[tuple[str, str, tuple[Line, ...]], ...] = (
     ("two_pair", "two_pair", ()),
     ("one_pair", "one_pair", ()),
     *((line, "high_card", (line,)) for line in PAI_GOW_LINES),
+    ("royal_flush_ace_king_suited", "royal_flush", ("royal_flush_ace_king_suited", *_ROYAL_DOWN)),
 )
 
 KIND_NAMES: tuple[str, ...] = tuple(name for name, _, _ in KINDS)

@@ -21,6 +21,7 @@ from table_core.side_bets.lines import (
     LINES,
     NOTHING,
     PAI_GOW_LINES,
+    POKER_AND_NAMED_LINES,
     POKER_LINES,
     Kind,
     Line,
@@ -87,6 +88,12 @@ class PayTable(BaseModel):
         for (upper, high), (lower, low) in pairwise(poker):
             if low > high:
                 raise ValueError(f"{lower} pays {low}, more than {upper} above it ({high})")
+        named, royal = ordered.get("royal_flush_ace_king_suited"), ordered.get("royal_flush")
+        if named is not None and royal is not None and named < royal:  # it holds the royal
+            raise ValueError(
+                f"royal_flush_ace_king_suited pays {named}, less than the royal_flush it holds"
+                f" ({royal})"
+            )
         return ordered
 
     @model_validator(mode="after")
@@ -186,7 +193,7 @@ class ProgressiveTable(BaseModel):
     @classmethod
     def _lines(cls, lines: dict[Line, ProgressiveLine]) -> dict[Line, ProgressiveLine]:
         ordered = _in_line_order(lines)
-        other = [line for line in ordered if line not in POKER_LINES]
+        other = [line for line in ordered if line not in POKER_AND_NAMED_LINES]
         if other:
             raise ValueError(f"the progressive pays poker lines only, not {', '.join(other)}")
         return ordered

@@ -10,8 +10,8 @@ raises :class:`~table_core.errors.DomainError` and emits nothing. The state is a
 A command in the wrong phase raises :class:`WrongState`, which names the phase.
 
 The deciders live one module per phase (seating, bank_rotation, wagering, deal_and_dice,
-setting_hands, settling, voiding; inventory for the books) over the checks they share (guards);
-this module dispatches a command to its decider.
+setting_hands, settling, voiding; inventory for the books; custody for the decks, R20)
+over the checks they share (guards); this module dispatches a command to its decider.
 """
 
 from __future__ import annotations
@@ -29,10 +29,17 @@ from table_core.commands import (
     Command,
     DealCards,
     DeclineBank,
+    HoldDeck,
+    InspectDeck,
     LeaveSeat,
+    LoadShuffler,
     OpenTable,
     PlaceBet,
     PlaceSideBet,
+    PutDeckInUse,
+    ReceiveDeck,
+    ReleaseDeck,
+    RetireDeck,
     RollDice,
     SeatPlayer,
     SetBankerHand,
@@ -44,6 +51,15 @@ from table_core.commands import (
 from table_core.errors import DomainError
 from table_core.events import Event
 from table_core.table.bank_rotation import accept_bank, decline_bank, start_round
+from table_core.table.custody import (
+    hold_deck,
+    inspect_deck,
+    load_shuffler,
+    put_deck_in_use,
+    receive_deck,
+    release_deck,
+    retire_deck,
+)
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
 from table_core.table.guards import NotAllowed, WrongState
@@ -93,6 +109,13 @@ _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
     Settle: settle,
     CloseRound: close_round,
     VoidRound: void_round,
+    ReceiveDeck: receive_deck,
+    InspectDeck: inspect_deck,
+    LoadShuffler: load_shuffler,
+    PutDeckInUse: put_deck_in_use,
+    RetireDeck: retire_deck,
+    HoldDeck: hold_deck,
+    ReleaseDeck: release_deck,
     **BOOKS_DECIDERS,  # the gaming day, the tray, the count, ratings (inventory.py)
 }
 

@@ -25,6 +25,7 @@ from table_core.dealing import (
 )
 from table_core.errors import CardError, DomainError
 from table_core.events import DiceRolled, Event, StackAssignment, StacksAssigned, StacksDealt
+from table_core.table.custody import deck_dealt, deck_of_deal
 from table_core.table.guards import DEALER_ROLES, envelope, live_round, require, texts, trusted_if
 from table_core.table.state import TableState
 from table_core.table.voiding import void
@@ -48,6 +49,9 @@ def deal_cards(state: TableState, cmd: DealCards) -> list[Event]:
         return void(
             state, round_state, envelope(state, cmd), f"misdeal: {error.message}", _misdeal(cmd)
         )
+    # R20: a deck in use and inspected, once the table keeps custody (a misdeal voids whatever
+    # the deck: the cards seen are the fact)
+    deck_id = deck_of_deal(state, cmd)
     if deal.deck is None:
         deck = None
         stacks = tuple(texts(stack) for stack in deal.stacks)
@@ -57,7 +61,7 @@ def deal_cards(state: TableState, cmd: DealCards) -> list[Event]:
         stacks = tuple(map(deck.__getitem__, STACK_SLICES))
         unused = deck[POSITIONS * STACK_SIZE :]
     dealt = trusted_if(type(cmd.source) is str and cmd.source in _SOURCES, StacksDealt)
-    return [
+    events: list[Event] = [
         dealt(
             table_id=state.table_id,
             actor=cmd.actor,
@@ -69,6 +73,9 @@ def deal_cards(state: TableState, cmd: DealCards) -> list[Event]:
             unused=unused,
         )
     ]
+    if deck_id is not None:
+        events.append(deck_dealt(state, cmd, deck_id, round_state.number))
+    return events
 
 
 def _misdeal(cmd: DealCards) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
-from typing import Any
+from typing import Any, get_args
 
 from table_core.cards import Card
 from table_core.dealing import DEALER_PLACE, Deal
@@ -45,6 +45,7 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.rules import TableRules
+from table_core.table.custody import CustodyEvent, apply_custody
 from table_core.table.inventory import HANDLERS as BOOKS_HANDLERS
 from table_core.table.inventory import sold_from_tray
 from table_core.table.state import (
@@ -422,6 +423,11 @@ def _round_closed(draft: _Draft, event: RoundClosed) -> None:
     draft.live()["phase"] = "closed"
 
 
+def _custody(draft: _Draft, event: CustodyEvent) -> None:
+    """A deck's chain of custody (R20): ``custody.apply_custody`` keeps the deck records."""
+    apply_custody(draft.mapping("decks"), event)
+
+
 _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     TableOpened: _table_opened,
     RulesChanged: _rules_changed,
@@ -451,6 +457,7 @@ _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     MeterChanged: _meter_changed,
     RoundVoided: _round_voided,
     RoundClosed: _round_closed,
+    **dict.fromkeys(get_args(CustodyEvent), _custody),
     **BOOKS_HANDLERS,  # the gaming day, the tray, the count (inventory.py)
 }
 

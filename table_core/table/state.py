@@ -124,6 +124,29 @@ class RoundState:
         return [(seat, bet) for seat in seats for bet in self.side_bets[seat]]
 
 
+DeckStatus = Literal["received", "in_use", "retired"]
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    """One deck's chain of custody (R20), as its events left it."""
+
+    deck_id: str
+    seal: str
+    package_id: str | None = None
+    status: DeckStatus = "received"
+    inspected: bool = False  # the last inspection passed (53 cards)
+    card_count: int | None = None
+    inspector: str | None = None
+    shuffler_serial: str | None = None
+    loaded_at: datetime | None = None
+    rounds: tuple[int, ...] = ()  # the rounds dealt from it, in order
+    held: bool = False
+    hold_reason: str | None = None
+    retired_reason: str | None = None
+    destroyed: bool = False
+
+
 @dataclass(frozen=True)
 class TableState:
     """Everything a table knows; ``version`` is the number of events folded into it.
@@ -164,6 +187,8 @@ class TableState:
     uncounted: tuple[date, ...] = ()
     #: Carded players -> when their last rating at this table opened (``player_seated``).
     ratings: Mapping[str, datetime] = field(default_factory=dict)
+    #: Deck custody (R20), by deck id; empty until the table receives its first deck.
+    decks: Mapping[str, Deck] = field(default_factory=dict)
     version: int = 0
 
     @property
@@ -182,6 +207,11 @@ class TableState:
         if self.round is None:
             return "no_round"
         return self.round.phase
+
+    @property
+    def keeps_custody(self) -> bool:
+        """The table records its decks (R20): from its first ``deck_received`` on."""
+        return bool(self.decks)
 
     def seat_of(self, player_id: str) -> int | None:
         for seat, seated in self.seats.items():

@@ -126,11 +126,64 @@ def test_settle_bad_lines_and_bad_rules(paigow: Run) -> None:
         {"line": 2, "error": '"banker" needs "back" (5 cards) and "front" (2 cards) as text'},
         {"line": 3, "error": '"wager" must be a positive whole number of minor units'},
         {"line": 4, "error": "duplicate card: As"},
-        {"line": 5, "error": "banker hand is fouled: front Ah Jc outranks back Kd Qh 9s 8d 3c"},
+        {
+            "line": 5,
+            "error": "banker hand is fouled: front Ah Jc outranks back Kd Qh 9s 8d 3c"
+            " (--house-way NAME re-sets it, R11)",
+        },
     ]
     bad = paigow("settle", "--commission", "flat")
     assert bad.returncode == 2
     assert bad.stderr.strip() == "paigow: bad rules: commission mode flat needs a fee above 0"
+
+
+FOULED_BANKER = (
+    '{"player": {"back": "As Ad Qd 7c 7h", "front": "JK 2c"}, '
+    '"banker": {"back": "Kd Qh 9s 8d 3c", "front": "Ah Jc"}, "wager": 2000}'
+)
+BOTH_FOULED = (
+    '{"player": {"back": "Kh Qc 9d 8c 3h", "front": "Ad Jh"}, '
+    '"banker": {"back": "Kd Qh 9s 8d 3c", "front": "Ah Jc"}, "wager": 2000}'
+)
+
+
+def test_settle_resets_a_fouled_banker_hand_by_the_named_house_way(paigow: Run) -> None:
+    """R11: a fouled banker hand is always re-set by the House Way, whatever the player's foul
+    policy; the reset is written as for a player (``banker_reset``), then the line settles."""
+    done = paigow("settle", "--house-way", "fr", stdin=f"{FOULED_BANKER}\n{BOTH_FOULED}\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        '{"result": "win", "back": "win", "front": "win", "player_fouled": false, "net": 1900,'
+        ' "commission": 100, "banker_reset": {"back": ["Ah", "Jc", "9s", "8d", "3c"],'
+        ' "front": ["Kd", "Qh"], "rule": "fr.no_pair.default"}}',
+        # both re-set by fr to the same two hands: copies, which go to the banker (R-PAY-1)
+        '{"result": "loss", "back": "copy", "front": "copy", "player_fouled": true, "net": -2000,'
+        ' "commission": 0, "banker_reset": {"back": ["Ah", "Jc", "9s", "8d", "3c"],'
+        ' "front": ["Kd", "Qh"], "rule": "fr.no_pair.default"}, "reset": {"back": ["Ad", "Jh",'
+        ' "9d", "8c", "3h"], "front": ["Kh", "Qc"], "rule": "fr.no_pair.default"}}',
+    ]
+    forfeit = paigow(
+        "settle", "--house-way", "es", "--foul-policy", "forfeit", stdin=FOULED_BANKER + "\n"
+    )
+    assert forfeit.stdout.splitlines() == [
+        '{"result": "win", "back": "win", "front": "win", "player_fouled": false, "net": 1900,'
+        ' "commission": 100, "banker_reset": {"back": ["Ah", "Jc", "9s", "8d", "3c"],'
+        ' "front": ["Kd", "Qh"], "rule": "es.no_pair.default"}}'
+    ]
+
+
+def test_settle_without_a_house_way_keeps_refusing_a_fouled_banker_hand(paigow: Run) -> None:
+    done = paigow("settle", stdin=FOULED_BANKER + "\n")
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        '{"line": 1, "error": "banker hand is fouled: front Ah Jc outranks back Kd Qh 9s 8d 3c'
+        ' (--house-way NAME re-sets it, R11)"}'
+    ]
+    unknown = paigow("settle", "--house-way", "nope", "--foul-policy", "forfeit")
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip() == (
+        "paigow: unknown House Way: 'nope' (known: es, foxwoods, fr, trump_plaza)"
+    )
 
 
 def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:

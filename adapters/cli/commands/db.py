@@ -26,25 +26,39 @@ def register(subparsers: Any) -> None:
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
-    from adapters.store import database_url
+    from pathlib import Path
+
+    from alembic.util import CommandError
+
+    from adapters.settings import load_settings
+    from adapters.store import database_url, missing_sqlite, reaching, shown_url
     from adapters.store.migrate import upgrade
+    from adapters.store.signing import create_key_files
+    from eventlog.keys import key_paths
+    from table_core.ports import StoreError
 
     url = database_url(args.db)
-    revision = upgrade(url.render_as_string(hide_password=False))
-    print(f"{url.render_as_string(hide_password=True)}: schema at {revision}")
+    if url.drivername == "memory":
+        raise StoreError("memory:// has no schema to upgrade: give a database URL")
+    new_file = url.get_backend_name() == "sqlite" and missing_sqlite(url) is not None
+    try:
+        with reaching(url):
+            revision = upgrade(url.render_as_string(hide_password=False))
+    except CommandError as error:  # e.g. a database at a revision this code does not know
+        raise StoreError(f"cannot upgrade {shown_url(url)}: {error}") from error
+    private_key = key_paths(Path(url.database or ""))[0]
+    if new_file and not load_settings().signing_key and not private_key.exists():
+        # A new embedded database comes with its signing key beside it, as `open_store` gives
+        # one: a server started on it can close rounds (no 503 for a key nobody made).
+        create_key_files(Path(url.database or ""))
+    print(f"{shown_url(url)}: schema at {revision}")
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from adapters.store import open_store
 
-    from adapters.store import database_url, open_store
-
-    url = database_url(args.db)
-    if url.get_backend_name() == "sqlite" and not Path(url.database or "").exists():
-        print(f"paigow: no database at {url.database}", file=sys.stderr)
-        return 2
-    store = open_store(args.db)
+    store = open_store(args.db, create=False)
     try:
         report = store.verify()
     finally:

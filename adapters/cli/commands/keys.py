@@ -51,7 +51,8 @@ def _open(url: str | None) -> tuple[Any, Any]:
 
     if database_url(url).drivername == "memory":
         raise StoreError("keys of a memory:// store vanish with the process: use a database")
-    store = open_store(url)
+    # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
+    store = open_store(url, create=False)
     return store, SqlKeyStore(store.engine)  # type: ignore[union-attr]
 
 

@@ -55,7 +55,7 @@ def run_recall(args: argparse.Namespace) -> int:
     from adapters.projections.rounds import read_rounds
 
     last = None if args.round is not None else (args.last or 10)
-    with opened(_url(args.db)) as store:
+    with opened(_url(args.db), create=False) as store:
         runner = ProjectionRunner(store)
         runner.catch_up()
         position = min(runner.positions().values())

@@ -96,7 +96,7 @@ def run_report(args: argparse.Namespace) -> int:
     if args.format == "csv" and view == "all":
         raise DomainError("CSV holds one view: choose one with --view")
     views = VIEWS if view == "all" else (view,)
-    with opened(_url(args.db)) as store:
+    with opened(_url(args.db), create=False) as store:
         runner = ProjectionRunner(store)
         progress = Progress(runner.head(), "projections")
         if args.rebuild:
@@ -146,18 +146,13 @@ def _verified(url: str, gaming_day: Any) -> bool:
 
 
 def _url(url: str | None) -> str:
-    """The database named, refusing a SQLite file that does not exist (open_store would create
-    an empty one, and a report of nothing looks like a quiet day)."""
-    from pathlib import Path
-
-    from adapters.store import database_url
-    from table_core.ports import StoreError
+    """The database named, refusing a SQLite file that does not exist (a new, empty one would
+    report nothing, which looks like a quiet day)."""
+    from adapters.store import database_url, missing_sqlite
 
     parsed = database_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        path = Path(parsed.database or "")
-        if not path.is_file():
-            raise StoreError(f"no database at {path}: give --db or set PAIGOW_DB")
+    if (missing := missing_sqlite(parsed)) is not None:
+        raise missing
     return parsed.render_as_string(hide_password=False)
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,12 @@ def register(subparsers: Any) -> None:
         "--no-verify",
         action="store_true",
         help="do not verify the store at start (commands are refused while it fails)",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="serve queries only: every command is refused (503 read_only); for a store whose "
+        "signing key is missing, which otherwise refuses to start",
     )
     parser.add_argument(
         "--write-openapi",
@@ -70,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
     from adapters.http.server import build_app
 
-    app = build_app(args.db, verify=not args.no_verify, settings=settings)
+    app = build_app(args.db, verify=not args.no_verify, settings=settings, read_only=args.read_only)
     print(f"paigow: serving on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     uvicorn.run(app, **_uvicorn_settings(args))
     return 0
@@ -82,7 +90,7 @@ def _uvicorn_settings(args: argparse.Namespace) -> dict[str, Any]:
         "host": args.host,
         "port": args.port,
         "log_level": "warning",
-        "access_log": False,  # the service logs every command with structlog
+        "access_log": False,  # the app writes its own access log (adapters/http/observe.py)
         "lifespan": "on",
     }
 
@@ -93,6 +101,8 @@ def _run_workers(args: argparse.Namespace) -> int:
     import uvicorn
 
     from adapters.http.server import WORKER_APP
+    from adapters.metrics import MULTIPROC_DIR
+    from adapters.readiness import require_signing_key
     from adapters.settings import env_name
     from adapters.store import database_url, open_store
 
@@ -104,17 +114,30 @@ def _run_workers(args: argparse.Namespace) -> int:
         return 2
     # Open the store once here, before any worker: a new SQLite file is created (with its
     # signing key) by one process, not raced by N, and a database at the wrong revision is one
-    # clear error instead of N workers failing to start.
-    open_store(args.db).close()
+    # clear error instead of N workers failing to start (a store that cannot sign, too).
+    store = open_store(args.db)
+    try:
+        if not args.read_only:
+            shown = database_url(args.db).render_as_string(hide_password=True)
+            require_signing_key(store, shown, read_only_hint=True)
+    finally:
+        store.close()
     # What the workers build their apps from (adapters/http/server.py ``worker_app``).
     os.environ[env_name("serve_worker_db")] = args.db or ""
     os.environ[env_name("serve_worker_verify")] = "0" if args.no_verify else "1"
+    os.environ[env_name("serve_worker_read_only")] = "1" if args.read_only else "0"
+    # The workers' counters and histograms in files summed at each scrape (adapters/metrics.py).
+    metrics_dir = tempfile.mkdtemp(prefix="paigow-metrics-")
+    os.environ[MULTIPROC_DIR] = metrics_dir
     print(
         f"paigow: serving on http://{args.host}:{args.port} ({args.workers} workers)",
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(WORKER_APP, factory=True, workers=args.workers, **_uvicorn_settings(args))
+    try:
+        uvicorn.run(WORKER_APP, factory=True, workers=args.workers, **_uvicorn_settings(args))
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     return 0
 
 

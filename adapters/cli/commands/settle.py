@@ -34,7 +34,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--rounding-unit", type=int, default=1, help="smallest chip, minor units")
     parser.add_argument("--rounding", choices=("half_up", "up", "down"), default="half_up")
     parser.add_argument("--foul-policy", choices=("reset", "forfeit"), default="reset")
-    parser.add_argument("--house-way", default=DEFAULT_HOUSE_WAY, help="re-sets fouled hands")
+    parser.add_argument(
+        "--house-way",
+        default=None,
+        help="re-sets fouled hands: a player's under --foul-policy reset (default House Way: "
+        f"{DEFAULT_HOUSE_WAY}); a banker's only when given (R11), else a fouled banker line fails",
+    )
     parser.add_argument("--wheel", choices=WHEEL_RANKS, default="second")
     parser.set_defaults(handler=run)
 
@@ -49,7 +54,7 @@ def rules_from_args(args: argparse.Namespace) -> HouseRules:
             rounding=args.rounding,
         )
         return HouseRules(
-            house_way=args.house_way,
+            house_way=args.house_way or DEFAULT_HOUSE_WAY,
             wheel_rank=args.wheel,
             foul_policy=args.foul_policy,
             commission=commission,
@@ -70,7 +75,16 @@ def _read_split(request: dict[str, Any], who: str) -> Split:
     return make_split(parse_cards(hands["back"], 5), parse_cards(hands["front"], 2))
 
 
-def settle_request(request: dict[str, Any], rules: HouseRules) -> dict[str, Any]:
+def _reset_text(reset: Split) -> dict[str, Any]:
+    return {"back": cards_text(reset.back), "front": cards_text(reset.front), "rule": reset.rule}
+
+
+def settle_request(
+    request: dict[str, Any], rules: HouseRules, *, banker_house_way: str | None = None
+) -> dict[str, Any]:
+    """One line settled. A fouled banker hand is re-set by ``banker_house_way`` (R11: a casino
+    always resets a fouled banker hand by its House Way) and written as ``banker_reset``; with no
+    House Way named the line fails with a clear error, as it always did."""
     wager = request.get("wager")
     if type(wager) is not int or wager <= 0:
         raise LineError('"wager" must be a positive whole number of minor units')
@@ -79,22 +93,23 @@ def settle_request(request: dict[str, Any], rules: HouseRules) -> dict[str, Any]
     check_distinct(dealt)
     tables = tables_for(rules.wheel_rank)
     banker_value = value_split(banker, tables)
+    out: dict[str, Any] = {}
     if not banker_value.legal:  # R-HW-5: a banker's hand is set by the House Way and never fouls
-        back, front = banker.text()
-        raise FoulError(
-            f"banker hand is fouled: front {' '.join(front)} outranks back {' '.join(back)}"
-        )
+        if banker_house_way is None:
+            back, front = banker.text()
+            raise FoulError(
+                f"banker hand is fouled: front {' '.join(front)} outranks back {' '.join(back)}"
+                " (--house-way NAME re-sets it, R11)"
+            )
+        banker_reset = set_by_house_way(banker.cards, banker_house_way, tables)  # R11
+        banker_value = value_split(banker_reset, tables)
+        out["banker_reset"] = _reset_text(banker_reset)
     player_value = value_split(player, tables)
     fouled = not player_value.legal
-    out: dict[str, Any] = {}
     if fouled and rules.foul_policy == "reset":  # R-SET-2: the House Way re-sets it
         reset = set_by_house_way(player.cards, rules.house_way, tables)
         player_value = value_split(reset, tables)
-        out["reset"] = {
-            "back": cards_text(reset.back),
-            "front": cards_text(reset.front),
-            "rule": reset.rule,
-        }
+        out["reset"] = _reset_text(reset)
     settlement = settle_main_wager(
         player_value.back_strength,
         player_value.front_strength,
@@ -117,8 +132,11 @@ def settle_request(request: dict[str, Any], rules: HouseRules) -> dict[str, Any]
 
 def run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
-    if rules.foul_policy == "reset":
+    if rules.foul_policy == "reset" or args.house_way is not None:
         get_house_way(rules.house_way)  # an unknown House Way is a usage error, not a bad line
-    return run_lines(
-        sys.stdin, sys.stdout, lambda text: settle_request(parse_json_object(text), rules)
-    )
+    banker_house_way = args.house_way  # R11: given, it re-sets a fouled banker hand
+
+    def settle_line(text: str) -> dict[str, Any]:
+        return settle_request(parse_json_object(text), rules, banker_house_way=banker_house_way)
+
+    return run_lines(sys.stdin, sys.stdout, settle_line)

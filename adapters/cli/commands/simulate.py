@@ -169,6 +169,9 @@ def _wire(args: argparse.Namespace) -> Any:
         args.db,
         clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)) if seeded else system_clock,
         source=SeededDeckAndDice(args.seed) if seeded else SecureDeckAndDice(),
+        # Every round's end signs a checkpoint: a store without its key is refused before any
+        # round is played (a new SQLite file gets its key beside it; adapters/store).
+        signing="require",
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.e2e.conftest import Run
 
@@ -10,6 +11,7 @@ DB = "sqlite:///keys.db"
 
 
 def test_create_list_and_revoke_a_key(paigow: Run) -> None:
+    assert paigow("db", "upgrade", "--db", DB).returncode == 0  # keys go into an existing database
     created = paigow("keys", "create", "--role", "cage", "--actor", "cage-3", "--db", DB)
     assert created.returncode == 0, created.stderr
     key = json.loads(created.stdout)
@@ -30,12 +32,18 @@ def test_create_list_and_revoke_a_key(paigow: Run) -> None:
     assert [r["revoked_at"] is not None for r in rows if r["key_id"] == key["key_id"]] == [True]
 
 
-def test_a_key_needs_a_role_the_api_knows_and_a_database(paigow: Run) -> None:
+def test_a_key_needs_a_role_the_api_knows_and_a_database(paigow: Run, tmp_path: Path) -> None:
     wrong = paigow("keys", "create", "--role", "pit_boss", "--db", DB)
-    assert wrong.returncode == 2 and "invalid choice: 'pit_boss'" in wrong.stderr
+    assert wrong.returncode == 2 and "invalid choice 'pit_boss'" in wrong.stderr
     memory = paigow("keys", "create", "--role", "dealer", "--db", "memory://")
     assert memory.returncode == 2
     assert (
         memory.stderr
         == "paigow: keys of a memory:// store vanish with the process: use a database\n"
     )
+    missing = paigow("keys", "create", "--role", "dealer", "--db", DB)  # no database made for it
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        f"paigow: no database at keys.db; `paigow db upgrade --db {DB}` creates one\n",
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -47,8 +47,10 @@ class Server:
 
 @pytest.fixture
 def server(tmp_path: Path, paigow: Run) -> Iterator[Server]:
+    made = paigow("db", "upgrade", "--db", DB)  # a new SQLite file, with its signing key beside
+    assert made.returncode == 0, made.stderr
     first = paigow("keys", "create", "--role", "floor", "--actor", "floor-e2e", "--db", DB)
-    assert first.returncode == 0, first.stderr  # a new SQLite file, with its signing key beside
+    assert first.returncode == 0, first.stderr
     tokens = {"floor": json.loads(first.stdout)["token"]}
     creating = {  # the other keys at once: each is a process start
         role: subprocess.Popen(

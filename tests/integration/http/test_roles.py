@@ -34,10 +34,18 @@ EXPECTED: dict[str, set[str]] = {
     "settle": {D},
     "close_round": {D},
     "void_round": {F},
+    "receive_deck": {F},
+    "inspect_deck": {F},
+    "load_shuffler": {F},
+    "put_deck_in_use": {F},
+    "retire_deck": {F},
+    "hold_deck": {F},
+    "release_deck": {F},
     "table_state": {D, F, C, A},
     "table_events": {D, F, C, A},
     "round_recall": {D, F, C, A},
     "round_history": {D, F, C, A},
+    "table_decks": {D, F, C, A},
     "reports": {F, C, A},
     "audit_verify": {A, F},
 }
@@ -57,6 +65,13 @@ BODIES: dict[str, dict[str, Any]] = {
     "report_dice": {"faces": [1, 2, 3]},
     "set_hand": {"player_id": "ana"},
     "void_round": {"reason": "card exposed"},
+    "receive_deck": {"deck_id": "D-1", "seal": "S-1"},
+    "inspect_deck": {"deck_id": "D-1", "card_count": 53, "inspector": "insp-1"},
+    "load_shuffler": {"deck_id": "D-1", "shuffler_serial": "SH-1"},
+    "put_deck_in_use": {"deck_id": "D-1"},
+    "retire_deck": {"deck_id": "D-1", "reason": "worn"},
+    "hold_deck": {"deck_id": "D-1", "reason": "dispute"},
+    "release_deck": {"deck_id": "D-1", "reason": "dispute closed"},
 }
 
 
@@ -78,18 +93,23 @@ def call(api: Api, operation: str, method: str, path: str, role: str, n: int) ->
     return api.client.post(path, json=BODIES.get(operation), headers=headers)
 
 
-def test_the_matrix_covers_every_endpoint_but_health(api: Api) -> None:
+#: The operations' probes, open to anyone (no key): liveness and readiness.
+OPEN = {"health", "ready"}
+
+
+def test_the_matrix_covers_every_endpoint_but_the_probes(api: Api) -> None:
     served = {operation for operation, _, _ in operations(api)}
-    assert served - {"health"} == set(EXPECTED)
+    assert served - OPEN == set(EXPECTED)
     commands = {operation for operation, method, _ in operations(api) if method == "POST"}
-    assert len(commands) == 21  # every table command of table_core.commands, deal and dice twice
+    # every table command of table_core.commands, deal and dice twice; 7 deck custody (R20)
+    assert len(commands) == 28
 
 
 @pytest.mark.parametrize("role", ROLES)
 def test_every_endpoint_admits_its_roles_and_refuses_the_others(api: Api, role: str) -> None:
     open_table(api, (2, "ana", 100_000), (3, "bo", 50_000))
     api.ok("dealer", "/round/start")
-    endpoints = [e for e in operations(api) if e[0] != "health"]
+    endpoints = [e for e in operations(api) if e[0] not in OPEN]
     assert len(endpoints) == len(EXPECTED)
     for n, (operation, method, path) in enumerate(endpoints):
         with capture_logs() as logs:
@@ -144,6 +164,13 @@ COMMAND_ENDPOINTS = {
     "Settle": {"settle"},
     "CloseRound": {"close_round"},
     "VoidRound": {"void_round"},
+    "ReceiveDeck": {"receive_deck"},
+    "InspectDeck": {"inspect_deck"},
+    "LoadShuffler": {"load_shuffler"},
+    "PutDeckInUse": {"put_deck_in_use"},
+    "RetireDeck": {"retire_deck"},
+    "HoldDeck": {"hold_deck"},
+    "ReleaseDeck": {"release_deck"},
 }
 
 

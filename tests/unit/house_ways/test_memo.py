@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from table_core.cards import FULL_DECK, JOKER, Card
+from table_core.cards import FULL_DECK, JOKER, Card, parse_cards
 from table_core.hands import WHEEL_RANKS, WheelRank, tables_for
 from table_core.house_ways import BUILT_IN, HouseWay, get_house_way, set_by_house_way
 from table_core.house_ways.memo import memoised, rank_pattern
@@ -132,3 +132,40 @@ def test_analyse_folds_the_exact_straight_or_flush_check() -> None:
     rng = random.Random(5)
     for cards in _hands(rng, 20_000) + _straights(rng, 5_000):
         assert analyse(cards).has_straight_or_flush == _holds_straight_or_flush(cards), cards
+
+
+#: Issue 20 (fr straights (a), (b)/(c) clarified): the changed hands and rank-pattern mates with
+#: other suits, the mates chosen so that no flush can be formed (the memo replays those).
+CLARIFIED = [
+    ("As 3s 2s JK 4s 4d 2c", "fr.three_pairs.highest_pair_front"),  # a flush can be formed
+    ("Ah 3d 2s JK 4s 4c 2h", "fr.three_pairs.highest_pair_front"),  # same ranks, no flush
+    ("As JK 3d 3c 4h 4s 2c", "fr.three_pairs.highest_pair_front"),  # no flush: memoised
+    ("Ad JK 3s 3h 4c 4d 2s", "fr.three_pairs.highest_pair_front"),
+    ("7s 8s Js Ts 9s Qd 7c", "fr.straights.give_up_straight_flush"),  # a flush can be formed
+    ("7s 8h Jd Tc 9s Qd 7c", "fr.straights.best_front"),  # no flush: the pair front, straight back
+]
+
+
+@pytest.mark.parametrize("wheel", WHEEL_RANKS)
+def test_memo_and_direct_path_agree_on_the_clarified_fr_hands(wheel: WheelRank) -> None:
+    """R-HW-3 fr straights (a), (b): the memo (first decision, then replayed by rank pattern) and
+    ``decide(analyse(cards))`` give the same split and clause on the hands issue 20 changed."""
+    tables = tables_for(wheel)
+    way = get_house_way("fr")
+    memo: dict[int, tuple[Any, ...]] = {}
+    set_cards = memoised(way.decide, tables, memo)
+    direct = way.setter(tables, memo=False)
+    for _ in range(2):  # the second pass replays the no-flush hands from the memo
+        for text, clause in CLARIFIED:
+            cards = parse_cards(text, 7)
+            assert set_cards(cards) == direct(cards) == decide_of(way, cards, tables), text
+            assert set_cards(cards)[1] == clause, text
+    for text, _ in CLARIFIED:
+        key, flush = rank_pattern(parse_cards(text, 7))
+        assert flush or key in memo, text  # every no-flush hand went through the memo
+    front = set_by_house_way(parse_cards("Ad JK 3s 3h 4c 4d 2s", 7), "fr").front
+    assert sorted(front) == sorted(parse_cards("Ad JK", 2))
+
+
+def decide_of(way: HouseWay, cards: list[Card], tables: Any) -> Any:
+    return way.decide(analyse(cards, tables))

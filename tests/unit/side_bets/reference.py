@@ -57,6 +57,10 @@ def reference_kind_name(seven: Sequence[Card]) -> str:
             king, queen = make_card(13, other), make_card(12, other)
             if other != royal_suit and king in seven and queen in seven:
                 return "royal_flush_royal_match"
+        for other in range(4):
+            ace, king = make_card(14, other), make_card(13, other)
+            if other != royal_suit and ace in seven and king in seven:
+                return "royal_flush_ace_king_suited"
         return "royal_flush"
     if category == STRAIGHT:
         trips = any(strength >> 20 == THREE_OF_A_KIND for strength in fives)

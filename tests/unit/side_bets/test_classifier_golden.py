@@ -94,6 +94,28 @@ GOLDEN: list[tuple[str, str, str, tuple[str, int], tuple[str, int]]] = [
         ("royal_flush_royal_match", 2000),
         ET_ROYAL,
     ),
+    # --- royal + ace-king suited (a named line, issue 20: Washington's Emperor's Treasure) -------
+    (
+        "issue 20 natural royal + natural suited A-K: its own class, a royal on these tables",
+        "As Ks Qs Js Ts Ad Kd",
+        "royal_flush_ace_king_suited",
+        F_ROYAL,  # neither table posts the named line: paid as the royal it holds
+        ET_ROYAL,
+    ),
+    (
+        "issue 20 a royal completed by the joker, with a natural suited A-K",
+        "JK Ks Qs Js Ts Ah Kh",
+        "royal_flush_ace_king_suited",
+        F_ROYAL,
+        ET_ROYAL,
+    ),
+    (
+        "issue 20 A and K of two different suits are no ace-king suited",
+        "As Ks Qs Js Ts Ad Kh",
+        "royal_flush",
+        F_ROYAL,
+        ET_ROYAL,
+    ),
     (
         "R-VAR-3 K-J beside a royal is no royal match",
         "As Ks Qs Js Ts Kh Jh",

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 
 import pytest
 
-from table_core.side_bets import EMPERORS_TREASURE, FORTUNE_5000, FORTUNE_8000
+from table_core.side_bets import EMPERORS_TREASURE, FORTUNE_5000, FORTUNE_8000, PayTable
 from table_core.side_bets.exhaustive import (
     TOTAL_HANDS,
     Exhaustive,
@@ -69,3 +70,20 @@ def test_emperors_treasure_pays_pai_gow_lines_from_the_same_count(counted: Exhau
     pays = {str(line): n for line, n in EMPERORS_TREASURE.pays.items()}
     paid = sum(n * pays[line] for line, n in lines.items() if line != "nothing")
     assert counted.house_win(EMPERORS_TREASURE) == lines["nothing"] - paid
+
+
+@pytest.mark.slow
+def test_a_named_line_is_counted_exactly(counted: Exhaustive) -> None:
+    """Washington's Emperor's Treasure card (issue 20): "royal flush plus ace-king suited" pays
+    2,000. 12 natural royals x 3 other suits' A-K, and 60 joker royals (4 suits x 5 places for
+    the joker) x 3: 72 hands, taken from the royal flushes (Fortune's lines do not move)."""
+    path = (
+        Path(__file__).parents[2] / "fixtures" / "pay_tables" / "washington_emperors_treasure.json"
+    )
+    washington = PayTable.model_validate_json(path.read_text())
+    assert counted.named()["royal_flush_ace_king_suited"] == 72
+    lines = counted.lines(washington)
+    assert lines["royal_flush_ace_king_suited"] == 72
+    assert lines["royal_flush"] == 26_020  # the royals, royal matches included, less those 72
+    assert counted.house_win(washington) == counted.house_win(EMPERORS_TREASURE) - 72 * 1850
+    assert counted.house_win(washington) == 6_296_736

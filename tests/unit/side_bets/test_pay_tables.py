@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -136,3 +138,28 @@ def test_settle_side_bet_pays_to_one_and_takes_a_losing_wager() -> None:
     assert (won.line, won.pays, won.net) == ("four_of_a_kind", 25, 12_500)
     lost = settle_side_bet(FORTUNE_8000, parse_cards("Ks Kh 9s 9h 4d 4c 2s"), 500)
     assert (lost.line, lost.pays, lost.net) == ("nothing", -1, -500)
+
+
+WASHINGTON = (
+    Path(__file__).parents[2] / "fixtures" / "pay_tables" / "washington_emperors_treasure.json"
+)
+
+
+def test_a_pay_table_file_names_the_royal_plus_ace_king_suited_line() -> None:
+    """Issue 20: Washington's Emperor's Treasure card pays 2,000 for a "royal flush plus ace-king
+    suited"; a casino's file says so with the named line, and a hand holding it is paid by it."""
+    table = PayTable.model_validate_json(WASHINGTON.read_text())
+    assert table.pays["royal_flush_ace_king_suited"] == 2000
+    hand = parse_cards("As Ks Qs Js Ts Ad Kd", 7)
+    assert resolve_side_bet(table, hand) == ("royal_flush_ace_king_suited", 2000)
+    assert resolve_side_bet(EMPERORS_TREASURE, hand) == ("royal_flush", 150)
+    assert resolve_side_bet(table, parse_cards("As Ks Qs Js Ts Kd Qd", 7)) == ("royal_flush", 150)
+
+
+def test_the_named_line_must_pay_at_least_the_royal_it_holds() -> None:
+    with pytest.raises(ValidationError, match="less than the royal_flush it holds"):
+        PayTable(
+            name="bad",
+            bet="emperors_treasure",
+            pays={"royal_flush_ace_king_suited": 100, "royal_flush": 150},
+        )

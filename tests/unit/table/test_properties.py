@@ -36,6 +36,7 @@ from .test_state_machine import check_refusals
 NAMES = ("ana", "bruno", "chloe", "dmitri", "elif", "farid", "gita", "hugo")
 SIDE_BETS = ("fortune", "emperors_treasure", "insurance", "progressive")
 D = {"actor": DEALER, "at": AT}
+D_FLOOR = {"actor": FLOOR, "at": AT}
 
 
 @st.composite
@@ -151,6 +152,48 @@ class Session:
         else:
             self(c.VoidRound(reason="floor call", actor=FLOOR, at=AT))
 
+    def custody(self) -> None:
+        """A deck's custody (R20), mostly its next step, some refused (unknown, held, not
+        inspected, already retired)."""
+        rng = self.rng
+        deck = rng.choice(("D1", "D2", "D3"))
+        why = {"reason": "floor decision", "deck_id": deck, "actor": FLOOR, "at": AT}
+        known = self.state.decks.get(deck)
+        if rng.random() < 0.6:  # the deck's next step
+            if known is None:
+                self(c.ReceiveDeck(deck_id=deck, seal=f"S-{deck}", package_id="P-1", **D_FLOOR))
+            elif known.held:
+                self(c.ReleaseDeck(**why))
+            elif not known.inspected:
+                count = rng.choice((53, 53, 53, 52))
+                self(c.InspectDeck(deck_id=deck, card_count=count, inspector="i-1", **D_FLOOR))
+            elif known.status == "received":
+                self(c.PutDeckInUse(deck_id=deck, actor=FLOOR, at=AT))
+            else:
+                self(c.HoldDeck(dispute_id="disp-1", **why))
+            return
+        self(
+            rng.choice(
+                [
+                    c.ReceiveDeck(deck_id=deck, seal=f"S-{deck}", actor=FLOOR, at=AT),
+                    c.InspectDeck(
+                        deck_id=deck,
+                        card_count=rng.choice((53, 53, 52)),
+                        inspector="floor-9",
+                        actor=FLOOR,
+                        at=AT,
+                    ),
+                    c.LoadShuffler(
+                        deck_id=deck, shuffler_serial="SH-1", received_at=AT, actor=FLOOR, at=AT
+                    ),
+                    c.PutDeckInUse(deck_id=deck, actor=FLOOR, at=AT),
+                    c.RetireDeck(destroyed=rng.random() < 0.3, **why),
+                    c.HoldDeck(**why),
+                    c.ReleaseDeck(**why),
+                ]
+            )
+        )
+
     def deal(self) -> Command:
         rng = self.rng
         deck = rng.sample(FULL_DECK, len(FULL_DECK))
@@ -188,6 +231,9 @@ class Session:
         rng, phase = self.rng, self.state.phase
         if rng.random() < 0.1:
             self.noise()
+            return
+        if rng.random() < 0.06:
+            self.custody()
             return
         r = self.state.round
         if phase in ("no_round", "closed", "voided"):

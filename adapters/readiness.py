@@ -1,0 +1,147 @@
+"""Whether a server can do its work: a store that cannot sign is not ready (issue 19).
+
+Every round's end signs a checkpoint over the chain head (docs/store.md), so a service over a
+store without a signing key, or with a key that is not the log's, would accept rounds it cannot
+close. ``paigow serve`` and ``paigow simulate`` therefore refuse to start on such a store
+(:func:`require_signing_key`, one line naming the command that makes a key, exit 2);
+``paigow serve --read-only`` starts anyway and refuses every command (503 ``read_only``).
+
+``/ready`` asks :func:`readiness` on every call: the store answers, its schema is at the head
+revision, the signing key is the one that signed the log's last checkpoint, and nothing refuses
+commands (a failed verification, a read-only server). The last checkpoint read here also gives
+``/metrics`` its checkpoint age.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from eventlog.canonical import parse_time
+from table_core.ports import SigningKeyMissing
+
+#: The log's last checkpoint: who signed it and when (one indexed row).
+LAST_CHECKPOINT = (
+    "SELECT key_id, signed_at FROM checkpoints ORDER BY position DESC, id DESC LIMIT 1"
+)
+SCHEMA_REVISION = "SELECT version_num FROM alembic_version"
+
+
+class SigningKeyRefused(SigningKeyMissing):
+    """The store has no usable signing key: the server or the simulation does not start."""
+
+
+@dataclass(frozen=True)
+class LastCheckpoint:
+    key_id: str
+    at: datetime
+
+
+def last_checkpoint(store: Any) -> LastCheckpoint | None:
+    """The log's last checkpoint (``None``: none yet). Raises what the store raises."""
+    engine = getattr(store, "engine", None)
+    if engine is None:  # the in-memory store
+        found = store.checkpoints()
+        return LastCheckpoint(found[-1].key_id, found[-1].at) if found else None
+    with store._connection() as conn:
+        row = conn.execute(LAST_CHECKPOINT).fetchone()
+    return LastCheckpoint(str(row[0]), parse_time(str(row[1]))) if row else None
+
+
+def signing_problem(store: Any) -> str | None:
+    """Why the store cannot sign the checkpoints its log needs, or ``None``: no key at all, or a
+    key that did not sign the log's last checkpoint (its checkpoints would not verify with the
+    key the regulator holds). A log with no checkpoint yet takes any key."""
+    signer = getattr(store, "signer", None)
+    if signer is None:
+        return "no signing key"
+    last = last_checkpoint(store)
+    if last is not None and last.key_id != signer.key_id:
+        return (
+            f"the signing key {signer.key_id} is not the key {last.key_id} that signed the "
+            "log's last checkpoint"
+        )
+    return None
+
+
+def require_signing_key(store: Any, shown_url: str, *, read_only_hint: bool) -> None:
+    """Raise :class:`SigningKeyRefused` (one line for the CLI) when the store cannot sign."""
+    problem = signing_problem(store)
+    if problem is None:
+        return
+    hint = "; `paigow serve --read-only` answers queries without one" if read_only_hint else ""
+    raise SigningKeyRefused(
+        f"{problem} for {shown_url}: `paigow keys signing create --db {shown_url}` makes one "
+        f"(or set PAIGOW_SIGNING_KEY to its PEM file){hint}"
+    )
+
+
+@dataclass
+class Readiness:
+    """What ``/ready`` answers: each check's result (``True`` or the reason it fails)."""
+
+    checks: dict[str, bool | str] = field(default_factory=dict)
+    last: LastCheckpoint | None = None
+
+    @property
+    def reason(self) -> str | None:
+        """The first failing check as ``name: reason``, or ``None`` when ready."""
+        for name, result in self.checks.items():
+            if result is not True:
+                return f"{name}: {result}"
+        return None
+
+
+def readiness(store: Any, service: Any, head: str) -> Readiness:
+    """Every check, in order; a store that does not answer fails the checks that need it."""
+    found = Readiness()
+    try:
+        revision = _schema_revision(store)
+        found.checks["store"] = True
+    except Exception as error:  # any failure to answer: the store is not reachable
+        found.checks["store"] = f"the store does not answer: {_one_line(error)}"
+        found.checks["schema"] = found.checks["signing_key"] = "not checked"
+    else:
+        found.checks["schema"] = (
+            True if revision in (None, head) else f"the schema is at {revision}, not {head}"
+        )
+        found.checks["signing_key"] = _key_check(store, found)
+    found.checks["commands"] = _commands_check(service)
+    return found
+
+
+def _schema_revision(store: Any) -> str | None:
+    """The database's revision (``None`` for the in-memory store, which has no schema)."""
+    if getattr(store, "engine", None) is None:
+        store.stream_version("system")  # answers, or raises
+        return None
+    with store._connection() as conn:
+        row = conn.execute(SCHEMA_REVISION).fetchone()
+    return str(row[0]) if row else "nothing"
+
+
+def _key_check(store: Any, found: Readiness) -> bool | str:
+    signer = getattr(store, "signer", None)
+    try:
+        found.last = last_checkpoint(store)
+    except Exception as error:
+        return f"the last checkpoint cannot be read: {_one_line(error)}"
+    if signer is None:
+        return "no signing key"
+    if found.last is not None and found.last.key_id != signer.key_id:
+        return f"the key {signer.key_id} did not sign the last checkpoint ({found.last.key_id})"
+    return True
+
+
+def _commands_check(service: Any) -> bool | str:
+    if service.read_only:
+        return f"read-only: {service.read_only}"
+    if service.refusing:
+        return f"commands are refused: {service.refusing}"
+    return True
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:200]

@@ -1,0 +1,99 @@
+"""``paigow deck``: the floor records a deck's chain of custody (R20) from the command line; bad
+input is one line on standard error, exit status 2, nothing written; the audit then checks every
+round dealt after custody began, and reports the rounds dealt before it without failing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.conftest import Run
+
+DB = "sqlite:///casino.db"
+
+
+def _deck(paigow: Run, *args: str) -> dict[str, object]:
+    done = paigow("deck", *args, "--db", DB, "--table", "SIM-1", "--actor", "floor-2")
+    assert done.returncode == 0, done.stderr
+    line: dict[str, object] = json.loads(done.stdout)
+    return line
+
+
+def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path: Path) -> None:
+    made = paigow("simulate", "--db", DB, "--rounds", "2", "--players", "1", "--seed", "4")
+    assert made.returncode == 0, made.stderr
+    received = _deck(paigow, "receive", "--deck", "D-1", "--seal", "S-77", "--package", "P-3")
+    assert received == {
+        "table": "SIM-1",
+        "deck_id": "D-1",
+        "event": "deck_received",
+        "version": received["version"],
+        "position": received["position"],
+    }
+    first = received["version"]
+    assert isinstance(first, int)
+    inspected = _deck(paigow, "inspect", "--deck", "D-1", "--count", "53", "--inspector", "i-4")
+    assert (inspected["event"], inspected["version"]) == ("deck_inspected", first + 1)
+    loaded = _deck(
+        paigow,
+        *("load", "--deck", "D-1", "--shuffler", "SH-9"),
+        *("--received-at", "2026-11-29T19:55:00+00:00"),
+    )
+    assert loaded["event"] == "deck_loaded"
+    assert _deck(paigow, "use", "--deck", "D-1")["event"] == "deck_in_use"
+    assert (
+        _deck(paigow, "hold", "--deck", "D-1", "--reason", "dispute", "--dispute", "X")["event"]
+        == "deck_held"
+    )
+
+    def refused(*args: str) -> str:
+        done = paigow("deck", *args, "--db", DB, "--table", "SIM-1", "--actor", "floor-2")
+        assert done.returncode == 2
+        assert done.stdout == ""
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1, done.stderr  # one line, no traceback, no log noise
+        return lines[0]
+
+    assert refused("retire", "--deck", "D-1", "--reason", "worn") == (
+        "paigow: deck D-1 is held (dispute): it cannot be retired"
+    )
+    assert refused("retire", "--deck", "D-9", "--reason", "worn") == (
+        "paigow: unknown deck 'D-9' at table SIM-1"
+    )
+    assert refused("retire", "--deck", "D-1", "--reason", " ") == (
+        "paigow: the reason must not be empty"
+    )
+    assert refused("inspect", "--deck", "D-1", "--count", "x", "--inspector", "i") == (
+        "paigow: --count is a whole number of cards, not 'x'"
+    )
+    listed = paigow("deck", "list", "--db", DB, "--table", "SIM-1")
+    assert json.loads(listed.stdout) == {
+        "deck_id": "D-1",
+        "package_id": "P-3",
+        "seal": "S-77",
+        "status": "in_use",
+        "inspected": True,
+        "card_count": 53,
+        "inspector": "i-4",
+        "shuffler_serial": "SH-9",
+        "loaded_at": "2026-11-29T19:55:00+00:00",
+        "rounds": [],
+        "held": True,
+        "hold_reason": "dispute",
+        "retired_reason": None,
+        "destroyed": False,
+    }
+    shown = paigow("deck", "show", "--db", DB, "--table", "SIM-1", "--deck", "D-1")
+    timeline = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert [(e["event"], e["version"], e["actor"]) for e in timeline] == [
+        ("deck_received", first, "floor-2"),
+        ("deck_inspected", first + 1, "floor-2"),
+        ("deck_loaded", first + 2, "floor-2"),
+        ("deck_in_use", first + 3, "floor-2"),
+        ("deck_held", first + 4, "floor-2"),
+    ]
+    assert timeline[1]["card_count"] == 53 and timeline[4]["dispute_id"] == "X"
+    audited = paigow("audit", "verify", "--db", DB, "--format", "json")
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    report = json.loads(audited.stdout.splitlines()[-1])
+    assert report["custody"] == {"rounds_with_deck": 0, "no_custody_record": ["SIM-1 rounds 1-2"]}

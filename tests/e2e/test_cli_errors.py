@@ -1,0 +1,164 @@
+"""One-line errors, never a surprise database (issue 19): every command, given a database it cannot
+reach or one that does not exist, prints ONE line on standard error naming the URL (the password
+masked) and what to do, exits 2, prints no traceback and creates no file; a bad option is one line
+too. Only ``simulate``, ``serve`` and ``db upgrade`` create a database."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Run
+
+#: Every command that opens a database, with what else it needs to get that far.
+COMMANDS = {
+    "simulate": ["simulate", "--rounds", "1", "--quiet"],
+    "serve": ["serve", "--port", "0"],
+    "serve --workers": ["serve", "--port", "0", "--workers", "2"],
+    "report": ["report"],
+    "recall": ["recall", "--table", "PG-1"],
+    "db upgrade": ["db", "upgrade"],
+    "db verify": ["db", "verify"],
+    "keys create": ["keys", "create", "--role", "dealer"],
+    "keys list": ["keys", "list"],
+    "keys revoke": ["keys", "revoke", "abc"],
+    "audit verify": ["audit", "verify"],
+    "audit export": ["audit", "export", "--out", "bundle.json"],
+    "audit recall": ["audit", "recall", "--table", "PG-1", "--round", "1"],
+}
+#: The commands that only read (or add to an existing database): none may create one.
+READERS = [name for name in COMMANDS if name not in ("simulate", "serve", "serve --workers")]
+READERS.remove("db upgrade")
+
+
+@pytest.fixture(scope="module")
+def closed_port() -> int:
+    """A local port nothing listens on: a PostgreSQL server that is down."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _one_line(done: object) -> str:
+    stderr: str = done.stderr  # type: ignore[attr-defined]
+    assert done.returncode == 2, stderr  # type: ignore[attr-defined]
+    assert stderr.count("\n") == 1, stderr
+    assert "Traceback" not in stderr
+    return stderr
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_an_unreachable_postgresql_is_one_line_naming_it(
+    paigow: Run, tmp_path: Path, closed_port: int, name: str
+) -> None:
+    url = f"postgresql+psycopg://casino:s3cret@127.0.0.1:{closed_port}/paigow"
+    done = paigow(*COMMANDS[name], "--db", url)
+    line = _one_line(done)
+    masked = f"postgresql+psycopg://casino:***@127.0.0.1:{closed_port}/paigow"
+    assert line.startswith("paigow: cannot re") and masked in line, line
+    assert "s3cret" not in line and "s3cret" not in done.stdout
+    assert "check that the server runs there" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", READERS)
+def test_a_missing_sqlite_file_is_an_error_not_a_new_database(
+    paigow: Run, tmp_path: Path, name: str
+) -> None:
+    done = paigow(*COMMANDS[name], "--db", "sqlite:///casino.db")  # a typo of the real name
+    line = _one_line(done)
+    assert line == (
+        "paigow: no database at casino.db; "
+        "`paigow db upgrade --db sqlite:///casino.db` creates one\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # no database, no key pair
+
+
+def test_the_default_database_is_not_created_by_a_reader(
+    paigow: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PAIGOW_DB", raising=False)
+    line = _one_line(paigow("keys", "list"))
+    assert line.startswith("paigow: no database at paigow.db; ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_db_upgrade_creates_the_database_and_its_key_readers_then_open(
+    paigow: Run, tmp_path: Path
+) -> None:
+    made = paigow("db", "upgrade", "--db", "sqlite:///casino.db")
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("sqlite:///casino.db: schema at ")
+    keys = ["casino.db.signing-key", "casino.db.signing-key.pub"]
+    assert sorted(p.name for p in tmp_path.iterdir() if "signing" in p.name) == keys
+    private = (tmp_path / keys[0]).read_bytes()
+    again = paigow("db", "upgrade", "--db", "sqlite:///casino.db")  # at head: nothing new
+    assert again.returncode == 0, again.stderr
+    listed = paigow("keys", "list", "--db", "sqlite:///casino.db")
+    assert (listed.returncode, listed.stdout, listed.stderr) == (0, "", "")
+    assert (tmp_path / keys[0]).read_bytes() == private
+
+
+def test_a_missing_postgresql_database_says_how_to_make_one(paigow: Run) -> None:
+    pytest.importorskip("psycopg")
+    from tests.integration.conftest import ADMIN_URL, _admin_connection
+
+    try:
+        _admin_connection().close()
+    except Exception as error:
+        pytest.skip(f"PostgreSQL is not reachable: {error}")
+    url = ADMIN_URL.rsplit("/", 1)[0] + "/paigow_no_such_db"
+    line = _one_line(paigow("keys", "list", "--db", url))
+    assert line.startswith(f"paigow: no database at {url}: ")
+    assert line.endswith(
+        f"create it (createdb paigow_no_such_db), then `paigow db upgrade --db {url}`\n"
+    )
+
+
+def test_a_folder_that_does_not_exist_is_one_line(paigow: Run, tmp_path: Path) -> None:
+    line = _one_line(paigow("simulate", "--rounds", "1", "--db", "sqlite:///no/such/dir/x.db"))
+    assert line.startswith("paigow: cannot open the database at sqlite:///no/such/dir/x.db: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_that_is_not_a_database_is_one_line(paigow: Run, tmp_path: Path) -> None:
+    (tmp_path / "notes.db").write_text("not a database\n")
+    line = _one_line(paigow("report", "--db", "sqlite:///notes.db"))
+    assert line.startswith("paigow: cannot open the database at sqlite:///notes.db: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["settle", "--commission", "bogus"],
+            "paigow settle: --commission: invalid choice 'bogus' "
+            "(choose from percent, flat, flat_always); see --help\n",
+        ),
+        (
+            ["keys", "create"],
+            "paigow keys create: the following arguments are required: --role; see --help\n",
+        ),
+        (
+            ["recall", "--table", "PG-1", "--seat", "9"],
+            "paigow recall: --seat: invalid choice 9 (choose from 1, 2, 3, 4, 5, 6); see --help\n",
+        ),
+        (["report", "--bogus"], "paigow: unrecognized arguments: --bogus; see --help\n"),
+    ],
+)
+def test_a_bad_option_is_one_line(paigow: Run, argv: list[str], expected: str) -> None:
+    done = paigow(*argv)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", expected)
+
+
+def test_verbose_adds_the_traceback(paigow: Run, tmp_path: Path) -> None:
+    done = paigow("--verbose", "keys", "list", "--db", "sqlite:///casino.db")
+    assert done.returncode == 2
+    assert "Traceback" in done.stderr
+    assert done.stderr.endswith(
+        "paigow: no database at casino.db; `paigow db upgrade --db sqlite:///casino.db` "
+        "creates one\n"
+    )
+    assert list(tmp_path.iterdir()) == []
