@@ -151,7 +151,7 @@ def run_rotate(args: argparse.Namespace) -> int:
         signature=signature,
     )
     try:
-        store = open_store(args.db, signing_key=old)
+        store = open_store(args.db, signing_key=old, create=False)  # never a new database
         try:
             SystemStream(store).append([event], checkpoint=True)
         finally:
