@@ -2,7 +2,9 @@
 checkpoints (issue 17).
 
 - ``create --out FILE``: a new key, ``FILE`` (PKCS#8 PEM, mode 0600, never over an existing file)
-  and ``FILE.pub`` (its public half, what the casino publishes and a verifier pins).
+  and ``FILE.pub`` (its public half, what the casino publishes and a verifier pins). ``create
+  --db sqlite:///casino.db`` with no ``--out`` writes it where the store looks for it,
+  ``casino.db.signing-key`` (a PostgreSQL database keeps no key beside it: give ``--out``).
 - ``show [--key FILE]``: a key file's id and public key (default ``$PAIGOW_SIGNING_KEY``).
 - ``export-public [--key FILE] [--out FILE]``: the public half as PEM.
 - ``rotate --db URL [--key OLD] --out NEW``: a new key whose public half the OLD key signs into a
@@ -28,7 +30,10 @@ def register(verbs: Any, url_help: str) -> None:
     key_help = "the private key file (default: $PAIGOW_SIGNING_KEY)"
 
     create = actions.add_parser("create", help="a new signing key (mode 0600) and its .pub")
-    create.add_argument("--out", metavar="FILE", required=True, help="the private key to write")
+    create.add_argument("--out", metavar="FILE", help="the private key to write")
+    create.add_argument(
+        "--db", metavar="URL", help="a SQLite database: write the key beside it (no --out needed)"
+    )
     create.set_defaults(handler=run_create)
 
     show = actions.add_parser("show", help="a key file's id and public key")
@@ -87,7 +92,26 @@ def _new_key(out: str) -> tuple[Any, Path]:
     return signer, public
 
 
+def _create_path(args: argparse.Namespace) -> str:
+    from adapters.store import database_url
+    from eventlog.keys import key_paths
+    from table_core.ports import StoreError
+
+    if args.out:
+        return str(args.out)
+    if args.db is None:
+        raise StoreError("give --out FILE (or --db URL of a SQLite database to key)")
+    url = database_url(args.db)
+    if url.get_backend_name() != "sqlite" or not url.database:
+        raise StoreError(
+            "a PostgreSQL database keeps no key beside it: give --out FILE, then set "
+            "PAIGOW_SIGNING_KEY to it"
+        )
+    return str(key_paths(url.database)[0])
+
+
 def run_create(args: argparse.Namespace) -> int:
+    args.out = _create_path(args)
     signer, public = _new_key(args.out)
     print(
         json.dumps(

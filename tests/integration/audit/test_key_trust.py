@@ -171,6 +171,13 @@ def test_signing_key_commands(tmp_path: Path, capsys: Any) -> None:
     assert out.encode() == Path(f"{path}.pub").read_bytes()
     status, out, err = _run(capsys, "keys", "signing", "create", "--out", str(path))
     assert status == 2 and "is never overwritten" in err
+    # Beside a SQLite database, where the store looks (the server's advice names this command).
+    status, out, _ = _run(capsys, "keys", "signing", "create", "--db", f"sqlite:///{tmp_path}/c.db")
+    assert status == 0 and json.loads(out)["private_key_file"] == f"{tmp_path}/c.db.signing-key"
+    status, _, err = _run(
+        capsys, "keys", "signing", "create", "--db", "postgresql://postgres@127.0.0.1/test"
+    )
+    assert status == 2 and "keeps no key beside it: give --out FILE" in err
     assert json.loads(_run(capsys, "keys", "signing", "show", "--key", str(path))[1]) == {
         "key_id": made["key_id"],
         "public_key": made["public_key"],
