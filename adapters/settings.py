@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     #: R4: seconds the system clock may drift from the monotonic clock between two readings of
     #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
     clock_step_tolerance: float = 2.0
+    #: R18: days the log is kept before ``paigow purge`` may remove it (the jurisdiction's
+    #: retention; 1826 days, five years, by default).
+    retention_days: int = Field(default=1826, ge=1, le=36_500)
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None
@@ -69,6 +72,11 @@ class Settings(BaseSettings):
     #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
     #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
     http_fast_path: bool = True
+    #: The floor pages' session cookie secret (adapters/http/floor/session.py); unset: a random
+    #: one made at each start (every session ends when the server restarts).
+    floor_session_secret: str | None = Field(default=None, min_length=32)
+    #: How long a floor page session lasts after sign-in, in minutes.
+    floor_session_minutes: int = Field(default=480, ge=1, le=1440)
 
     def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
         """The gaming day of the options given, each one not given from these settings."""

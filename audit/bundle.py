@@ -130,9 +130,14 @@ def export(
     to_round: int | None = None,
     public_key: str | Path | None = None,
     signing_key: str | Path | None = None,
+    extra: dict[str, Any] | None = None,
+    through_position: int | None = None,
 ) -> dict[str, Any]:
     """Write the bundle of the database at ``url`` to ``out`` (atomically) and answer its
-    manifest; the key is ``sources.public_key_for``'s."""
+    manifest; the key is ``sources.public_key_for``'s. ``extra``: more manifest entries (a
+    dispute's record and recall, R17), carried as given and not checked by ``verify``.
+    ``through_position``: the whole log up to that global position only (a purge's archive,
+    R18)."""
     connection, mark, shown = connect(url)
     try:
         key = public_key_for(log_url(url), public_key, signing_key)
@@ -141,8 +146,12 @@ def export(
                 stream_rows(connection, mark, table), to_round
             )
         else:
-            rows = log_rows(connection)
-        checkpoints = checkpoint_rows(connection)
+            rows = _through_position(log_rows(connection), through_position)
+        checkpoints = [
+            c
+            for c in checkpoint_rows(connection)
+            if through_position is None or c[0] <= through_position
+        ]
         target = Path(out)
         tally = _Tally()
         with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
@@ -170,10 +179,12 @@ def export(
                     "from_round": from_round,
                     "to_round": to_round,
                     "anchored": table is not None,
+                    **({} if through_position is None else {"through_position": through_position}),
                 },
                 **tally.as_manifest(),
                 "checkpoints": len(kept),
                 "public_key": None if key is None else {"key_id": key_id(key), "hex": key.hex()},
+                **(extra or {}),
             }
             body.seek(0)
             _write_atomically(target, _line("manifest", manifest), body)
@@ -197,6 +208,13 @@ def _write_atomically(target: Path, head: str, body: TextIO) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _through_position(rows: Iterator[tuple[Any, ...]], last: int | None) -> Iterator[Any]:
+    for row in rows:
+        if last is not None and row[0] > last:
+            return
+        yield row
 
 
 def _through_round(rows: Iterator[tuple[Any, ...]], to_round: int | None) -> Iterator[Any]:

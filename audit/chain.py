@@ -300,9 +300,19 @@ class Integrity:
     def _witnessed_up_to(self, row: Sequence[Any]) -> None:
         position = row[0] if type(row[0]) is int else self.chain.position
         witness = self._witness
+        boundary = self.chain.boundary  # a purged log (R18) starts after it
         while self._wnext < len(witness) and witness[self._wnext][0] <= position:
             entry = witness[self._wnext]
             self._wnext += 1
+            if boundary is not None and entry[0] <= boundary.last:
+                # Purged with its range (into the archive); the one at the boundary must still
+                # be the head the log goes on from (the purge's own record is checked by the
+                # chain).
+                if entry[0] == boundary.last and entry[1] != boundary.global_hash:
+                    self._witness_finding(
+                        entry, "the purged log does not go on from the witnessed head"
+                    )
+                continue
             if entry[0] != position:
                 self._witness_finding(entry, f"position {entry[0]} is not in the log")
             elif len(row) != 14 or row[13] != entry[1]:
@@ -337,7 +347,19 @@ class Integrity:
         )
 
     def finish(self) -> list[Finding]:
-        """After the last row: checkpoints beyond the end mean the tail of the log was removed."""
+        """After the last row: checkpoints beyond the end mean the tail of the log was removed;
+        a log that starts after position 1 needs the ``range_purged`` event of its purge (R18)."""
+        missing = self.chain.boundary_finding()
+        if missing is not None:
+            self.findings.append(
+                Finding(
+                    kind="integrity",
+                    clause="chain.sequence",
+                    message=f"global position {missing.position} is missing: {missing.detail}",
+                    position=missing.position,
+                )
+            )
+            self.chain.boundary = None
         end = self.chain.position
         for checkpoint in self._checkpoints[self._next :]:
             self._checkpoint_finding(

@@ -122,6 +122,70 @@ class ClockAdjusted(_SystemEvent):
     table_id: str | None = None
 
 
+class DisputeOpened(_SystemEvent):
+    """R17: a floor supervisor or an auditor opened a dispute on rounds of table ``table_id``.
+
+    ``rounds`` are the rounds held (named, or those started inside ``from_time``..``to_time``);
+    while the dispute is open they are frozen from purge (R18). ``surveillance``: the casino's
+    references to its camera footage, as given."""
+
+    type: Literal["dispute_opened"] = "dispute_opened"
+    dispute_id: str
+    table_id: str
+    reason: str
+    player: str | None
+    rounds: list[int]
+    from_time: datetime | None
+    to_time: datetime | None
+    surveillance: list[str]
+
+
+class DisputeClosed(_SystemEvent):
+    """R17: the dispute ``dispute_id`` closed with ``outcome``; its rounds are held no longer."""
+
+    type: Literal["dispute_closed"] = "dispute_closed"
+    dispute_id: str
+    outcome: str
+
+
+class ApiKeyCreated(_SystemEvent):
+    """R5/R19: an API key was created for ``key_actor`` with ``role`` (never the token)."""
+
+    type: Literal["api_key_created"] = "api_key_created"
+    key_id: str
+    key_actor: str
+    role: str
+
+
+class ApiKeyRevoked(_SystemEvent):
+    """R5/R19: the API key ``key_id`` was revoked."""
+
+    type: Literal["api_key_revoked"] = "api_key_revoked"
+    key_id: str
+
+
+class RangePurged(_SystemEvent):
+    """R18: the log's head, positions ``first_position``..``last_position``, was purged after
+    its signed archive was written (``archive``: file name, SHA-256, events).
+
+    ``last_global_hash`` is the global hash at ``last_position`` (the next event's
+    ``global_prev``) and ``stream_heads`` each stream's version and hash there, for the streams
+    that go on: the verifier (``eventlog/verifier.py``) accepts a log that starts right after a
+    purge so recorded, and nothing else. ``tables``: the tables whose whole stream was purged."""
+
+    type: Literal["range_purged"] = "range_purged"
+    first_position: int
+    last_position: int
+    first_hash: str
+    last_hash: str
+    last_global_hash: str
+    stream_heads: dict[str, dict[str, Any]]
+    tables: list[str]
+    archive: dict[str, Any]
+    retention_days: int
+    reason: str
+
+
 SystemEvent = Annotated[
     ServiceStarted
     | ServiceStopped
@@ -131,7 +195,12 @@ SystemEvent = Annotated[
     | VerificationFailed
     | CommandsRefused
     | SigningKeyRotated
-    | ClockAdjusted,
+    | ClockAdjusted
+    | DisputeOpened
+    | DisputeClosed
+    | ApiKeyCreated
+    | ApiKeyRevoked
+    | RangePurged,
     Field(discriminator="type"),
 ]
 

@@ -11,6 +11,12 @@ A row is a tuple in ``query.ROW_COLUMNS`` order. For each row, in order, it chec
   hash      the event hash and the global hash recompute from the stored bytes
 and, at each checkpoint's position, that the signed head is this row's global hash and that the
 Ed25519 signature holds; a checkpoint past the end of the log means events were removed.
+
+A purged log (R18) starts after position 1: the first row's links are taken as the boundary, and
+the log holds only if a ``range_purged`` event of the ``system`` stream, later in the same chain,
+records a purge through exactly the position before it, with that global hash and the heads of
+the streams that go on (``PurgeBoundary``). Nothing else may start a log anywhere but position 1:
+without such an event the report names the first missing position.
 """
 
 from __future__ import annotations
@@ -71,6 +77,62 @@ class ChainVerificationError(Exception):
         self.finding = finding
 
 
+#: The system event that records a purge of the log's head (eventlog/system_events.py).
+RANGE_PURGED = "range_purged"
+
+
+class PurgeBoundary:
+    """Where a purged log starts (R18): taken from the first row, then confirmed (or not) by the
+    ``range_purged`` events met later in the chain."""
+
+    def __init__(self, last: int, global_hash: str) -> None:
+        self.last = last  # the last purged position
+        self.global_hash = global_hash  # the global hash at it: the first row's global_prev
+        self.first_seen: dict[str, tuple[int, str]] = {}  # streams that start mid-way here
+        self.heads: dict[str, tuple[Any, Any]] | None = None  # once confirmed: the recorded heads
+        self.earlier: list[int] = []  # the last positions of other purges recorded
+
+    def stream_starts(self, stream: str, version: int, prev: str) -> bool:
+        """A stream first met at ``version`` > 1 after the boundary: it must be recorded."""
+        self.first_seen[stream] = (version - 1, prev)
+        return self.heads is None or self.heads.get(stream) == (version - 1, prev)
+
+    def recorded(self, value: dict[str, Any]) -> str | None:
+        """A ``range_purged`` payload met in the chain; the problem if it claims this boundary
+        and does not match it."""
+        last = value.get("last_position")
+        if last != self.last:
+            if isinstance(last, int):
+                self.earlier.append(last)
+            return None
+        heads = {
+            stream: (head.get("version"), head.get("hash"))
+            for stream, head in (value.get("stream_heads") or {}).items()
+            if isinstance(head, dict)
+        }
+        if value.get("last_global_hash") != self.global_hash:
+            return "the range_purged event's last global hash is not where the log starts"
+        for stream, head in self.first_seen.items():
+            if heads.get(stream) != head:
+                return f"the range_purged event's head of stream {stream!r} is not where it starts"
+        self.heads = heads
+        return None
+
+    def missing(self, position: int) -> Finding | None:
+        """After the last row: the finding when no ``range_purged`` event confirmed the start."""
+        if self.heads is not None:
+            return None
+        first = max([p for p in self.earlier if p < self.last], default=0) + 1
+        return Finding(
+            first,
+            None,
+            None,
+            "sequence",
+            f"the log starts at position {self.last + 1}: position {first} onwards is missing "
+            f"and no range_purged event records a purge through position {self.last}",
+        )
+
+
 class ChainVerifier:
     """Row-at-a-time verification, so a replay can verify and fold in one pass."""
 
@@ -92,6 +154,7 @@ class ChainVerifier:
         self.heads: dict[str, tuple[int, str]] = {}
         self.position = 0
         self.global_head = GENESIS_HASH
+        self.boundary: PurgeBoundary | None = None
 
     @property
     def checkpoints_checked(self) -> int:
@@ -113,7 +176,25 @@ class ChainVerifier:
         if type(position) is not int or type(version) is not int or type(schema) is not int:
             raise TypeError("position, version and schema_version are integers")
         expected = self.position + 1
+        if (
+            position != expected
+            and expected == 1
+            and type(position) is int
+            and position > 1
+            and global_prev != GENESIS_HASH  # the first event ever links to genesis: position 1
+        ):
+            self._start_after(position - 1, global_prev)  # a purged log (R18), to be confirmed
+            expected = position
         if position != expected:
+            if (
+                self.boundary is not None
+                and type(position) is int
+                and position <= self.boundary.last
+            ):
+                # an event before the supposed boundary: the log was reordered, not purged
+                missing = self.boundary.missing(self.position)
+                if missing is not None:
+                    raise ChainVerificationError(missing)
             raise ChainVerificationError(
                 Finding(
                     expected,
@@ -125,6 +206,10 @@ class ChainVerifier:
                 )
             )
         head_version, head_hash = self.heads.get(stream, (0, GENESIS_HASH))
+        if head_version == 0 and version != 1 and self.boundary is not None:
+            if not self.boundary.stream_starts(stream, version, prev):
+                self._fail(row, "link", "the stream starts where no range_purged event says")
+            head_version, head_hash = version - 1, prev
         if version != head_version + 1:
             self._fail(row, "sequence", f"expected stream version {head_version + 1}")
         if prev != head_hash:
@@ -145,12 +230,36 @@ class ChainVerifier:
         self.heads[stream] = (version, hash_)
         self.position = position
         self.global_head = global_hash_
+        if kind == RANGE_PURGED and self.boundary is not None and isinstance(value, dict):
+            problem = self.boundary.recorded(value)
+            if problem is not None:
+                self._fail(row, "link", problem)
         if position == self._checkpoint_at:
             self._check_checkpoints(row)
         return value
 
+    def _start_after(self, last: int, global_prev: str) -> None:
+        """The log starts after position ``last`` (a purge): checkpoints at or before it went
+        with the purged range, into its archive."""
+        self.boundary = PurgeBoundary(last, global_prev)
+        self.position = last
+        self.global_head = global_prev
+        while self._checkpoint_at != -1 and self._checkpoint_at <= last:
+            self._next_checkpoint += 1
+            more = self._next_checkpoint < len(self._checkpoints)
+            self._checkpoint_at = self._checkpoints[self._next_checkpoint][0] if more else -1
+
+    def boundary_finding(self) -> Finding | None:
+        """After the last row: a log that starts after position 1 with no ``range_purged``
+        event recording exactly that purge."""
+        return None if self.boundary is None else self.boundary.missing(self.position)
+
     def finish(self) -> None:
-        """After the last row: a checkpoint beyond the end means the tail was removed."""
+        """After the last row: a checkpoint beyond the end means the tail was removed, and a log
+        that starts after position 1 needs its ``range_purged`` event."""
+        missing = self.boundary_finding()
+        if missing is not None:
+            raise ChainVerificationError(missing)
         if self._next_checkpoint < len(self._checkpoints):
             signed = self._checkpoints[self._next_checkpoint][0]
             raise ChainVerificationError(

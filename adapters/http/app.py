@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from adapters.http import command_routes, errors, operations, queries
+from adapters.http import command_routes, disputes, errors, operations, queries
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
@@ -58,8 +58,13 @@ def create_app(
     app.add_middleware(Observe)  # added last: outermost, it sees the fast path's answers too
     app.include_router(command_routes.router)
     app.include_router(queries.router)
+    app.include_router(disputes.router)
     app.include_router(operations.router)
     operations.install_documents(app)
+    from adapters.http import floor
+    from adapters.settings import load_settings
+
+    floor.install(app, load_settings())
     return app
 
 

@@ -64,6 +64,12 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "table_decks": _ALL,
     "reports": frozenset({"floor", "cage", "auditor"}),
     "audit_verify": frozenset({"auditor", "floor"}),
+    # --- disputes (R17): the floor and the auditor only
+    "dispute_open": frozenset({"auditor", "floor"}),
+    "dispute_list": frozenset({"auditor", "floor"}),
+    "dispute_show": frozenset({"auditor", "floor"}),
+    "dispute_close": frozenset({"auditor", "floor"}),
+    "dispute_export": frozenset({"auditor", "floor"}),
 }
 
 

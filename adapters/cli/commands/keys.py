@@ -51,9 +51,25 @@ def _open(url: str | None) -> tuple[Any, Any]:
 
     if database_url(url).drivername == "memory":
         raise StoreError("keys of a memory:// store vanish with the process: use a database")
+    from adapters.settings import load_settings
+
     # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
-    store = open_store(url, create=False)
+    store = open_store(url, create=False, signing_key=load_settings().signing_key)
     return store, SqlKeyStore(store.engine)  # type: ignore[union-attr]
+
+
+def _record(store: Any, event_type: str, **fields: Any) -> None:
+    """R5/R19: the key's creation or revocation on the system stream, by whoever ran the command
+    (the operating system's user: the CLI holds no API key); never the token."""
+    import getpass
+
+    from adapters.clock import system_clock
+    from adapters.system_stream import SystemStream
+    from eventlog.system_events import ApiKeyCreated, ApiKeyRevoked
+
+    model = {"api_key_created": ApiKeyCreated, "api_key_revoked": ApiKeyRevoked}[event_type]
+    actor = f"cli:{getpass.getuser()}"
+    SystemStream(store).append([model(at=system_clock(), actor_id=actor, **fields)])
 
 
 def run_create(args: argparse.Namespace) -> int:
@@ -70,6 +86,7 @@ def run_create(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"paigow: {error}", file=sys.stderr)
             return 2
+        _record(store, "api_key_created", key_id=key.key_id, key_actor=actor, role=args.role)
     finally:
         store.close()
     print(
@@ -102,6 +119,8 @@ def run_revoke(args: argparse.Namespace) -> int:
     store, keys = _open(args.db)
     try:
         done = keys.revoke(args.key_id, system_clock())
+        if done:
+            _record(store, "api_key_revoked", key_id=args.key_id)
     finally:
         store.close()
     if not done:

@@ -47,3 +47,30 @@ def test_a_key_needs_a_role_the_api_knows_and_a_database(paigow: Run, tmp_path: 
         f"paigow: no database at keys.db; `paigow db upgrade --db {DB}` creates one\n",
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_keys_created_and_revoked_are_system_events_without_the_token(
+    paigow: Run, tmp_path: Path
+) -> None:
+    """R5/R19: each key's creation and revocation is on the hashed, signed system stream."""
+    from adapters.store import open_store
+
+    assert paigow("db", "upgrade", "--db", "sqlite:///k.db").returncode == 0
+    made = paigow(
+        "keys", "create", "--role", "floor", "--actor", "floor-9", "--db", "sqlite:///k.db"
+    )
+    assert made.returncode == 0, made.stderr
+    key = json.loads(made.stdout)
+    assert paigow("keys", "revoke", key["key_id"], "--db", "sqlite:///k.db").returncode == 0
+    store = open_store(f"sqlite:///{tmp_path / 'k.db'}")
+    try:
+        events = [e for e in store.read_stream("system") if e.type.startswith("api_key_")]
+        assert store.verify().ok
+    finally:
+        store.close()
+    assert [(e.type, e.payload["key_id"]) for e in events] == [
+        ("api_key_created", key["key_id"]),
+        ("api_key_revoked", key["key_id"]),
+    ]
+    assert events[0].payload["key_actor"] == "floor-9" and events[0].payload["role"] == "floor"
+    assert all(key["token"] not in json.dumps(e.payload) for e in events)

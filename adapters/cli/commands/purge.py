@@ -1,0 +1,69 @@
+"""``paigow purge``: remove the head of the log once past retention (R18), a logged maintenance
+path.
+
+``paigow purge --through N --archive FILE --reason TEXT --actor ID [--db URL]`` writes the
+archive (a bundle that ``paigow audit verify --bundle`` checks alone), records ``range_purged``
+on the system stream, then deletes positions up to N in one transaction (``adapters/purge.py``).
+Refused (exit 2, one line, nothing written): inside retention (``PAIGOW_RETENTION_DAYS``), a
+table held by an open dispute, a table cut in two, an empty reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("purge", help="purge the log's head past retention (R18)")
+    parser.add_argument(
+        "--through", type=int, required=True, metavar="N", help="the last global position purged"
+    )
+    parser.add_argument(
+        "--archive",
+        required=True,
+        metavar="FILE",
+        help="the signed archive of the purged range, written first",
+    )
+    parser.add_argument("--reason", required=True)
+    parser.add_argument("--actor", required=True, metavar="ID", help="the floor supervisor")
+    parser.add_argument("--public-key", metavar="FILE", help="the casino's public key to name")
+    parser.add_argument("--db", metavar="URL", help="database URL (default: $PAIGOW_DB)")
+    parser.set_defaults(handler=run_purge)
+
+
+def run_purge(args: argparse.Namespace) -> int:
+    from adapters.clock import system_clock
+    from adapters.purge import PurgeRefused, purge
+    from adapters.settings import load_settings
+    from adapters.store import database_url, open_store
+    from table_core.ports import Actor
+
+    settings = load_settings()
+    url = database_url(args.db or settings.db)
+    if url.drivername == "memory":
+        print("paigow purge: a memory store keeps nothing to purge", file=sys.stderr)
+        return 2
+    store = open_store(url.render_as_string(hide_password=False), signing_key=settings.signing_key)
+    try:
+        done = purge(
+            store,
+            url,
+            through=args.through,
+            archive=args.archive,
+            actor=Actor(args.actor, "floor"),
+            reason=args.reason,
+            retention_days=settings.retention_days,
+            now=system_clock(),
+            public_key=args.public_key,
+            signing_key=settings.signing_key,
+        )
+    except PurgeRefused as error:
+        print(f"paigow purge: {error}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    print(json.dumps(done, sort_keys=True))
+    return 0

@@ -1,0 +1,220 @@
+"""R17: disputes, as events of the ``system`` stream (hashed, chained and signed like the rest).
+
+A floor supervisor or an auditor opens a dispute on rounds of one table: by their numbers or by a
+time range (the rounds started inside it), with a reason, the player concerned and the casino's
+surveillance references. While it is open its rounds are held: a purge (R18,
+``adapters/purge.py``) refuses any range holding one of their events. ``export`` writes the
+regulator's bundle of the table through the last disputed round (``audit/bundle.py``: every
+event with its stored bytes and hashes, the checkpoints signed at them), its manifest carrying
+the dispute and the recall of each disputed round; ``paigow audit verify --bundle`` checks it
+with no database. Closing records the outcome and ends the hold.
+
+Every refusal is a ``DisputeError`` (one line) raised before anything is written.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from adapters.system_stream import SystemStream
+from eventlog.system_events import SYSTEM_STREAM, DisputeClosed, DisputeOpened
+from table_core.ports import EventStore
+
+#: The roles that may open, close and export a dispute (HTTP and CLI alike).
+DISPUTE_ROLES = ("floor", "auditor")
+
+
+class DisputeError(ValueError):
+    """A dispute that cannot be opened, closed or found: nothing was written."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the floor or the auditor asks to hold."""
+
+    table_id: str
+    reason: str
+    player: str | None = None
+    rounds: Sequence[int] = ()
+    from_time: datetime | None = None
+    to_time: datetime | None = None
+    surveillance: Sequence[str] = ()
+
+
+def disputes(store: EventStore) -> dict[str, dict[str, Any]]:
+    """Every dispute recorded, by id, in the order opened: the opening's fields, ``status``
+    (open or closed), and once closed its ``outcome``, who closed it and when."""
+    found: dict[str, dict[str, Any]] = {}
+    for e in store.read_stream(SYSTEM_STREAM):
+        if e.type == "dispute_opened":
+            record = dict(e.payload)
+            record.pop("type", None)
+            record.update(status="open", opened_at=record.pop("at"), position=e.position)
+            record["opened_by"] = {"id": record.pop("actor_id"), "role": record.pop("actor_role")}
+            found[str(record["dispute_id"])] = record
+        elif e.type == "dispute_closed" and e.payload["dispute_id"] in found:
+            found[e.payload["dispute_id"]].update(
+                status="closed",
+                outcome=e.payload["outcome"],
+                closed_at=e.payload["at"],
+                closed_by={"id": e.payload["actor_id"], "role": e.payload["actor_role"]},
+            )
+    return found
+
+
+def held_rounds(store: EventStore) -> dict[str, set[int]]:
+    """The rounds of each table held by an open dispute (R17): no purge may touch them."""
+    held: dict[str, set[int]] = {}
+    for record in disputes(store).values():
+        if record["status"] == "open":
+            held.setdefault(record["table_id"], set()).update(record["rounds"])
+    return held
+
+
+def open_dispute(store: EventStore, request: Request, actor: Any, now: datetime) -> dict[str, Any]:
+    """Record ``dispute_opened`` for ``request`` by ``actor`` (floor or auditor); its record."""
+    _check_actor(actor)
+    reason = _text(request.reason, "reason")
+    rounds = _rounds(store, request)
+    references = [_text(r, "surveillance reference") for r in request.surveillance]
+    dispute_id = f"D-{secrets.token_hex(4)}"
+    SystemStream(store).append(
+        [
+            DisputeOpened(
+                at=now,
+                actor_id=actor.id,
+                actor_role=actor.role,
+                dispute_id=dispute_id,
+                table_id=request.table_id,
+                reason=reason,
+                player=(request.player or "").strip() or None,
+                rounds=rounds,
+                from_time=request.from_time,
+                to_time=request.to_time,
+                surveillance=references,
+            )
+        ]
+    )
+    return disputes(store)[dispute_id]
+
+
+def close_dispute(
+    store: EventStore, dispute_id: str, outcome: str, actor: Any, now: datetime
+) -> dict[str, Any]:
+    """Record ``dispute_closed`` with ``outcome``; refused for an unknown or closed dispute."""
+    _check_actor(actor)
+    text = _text(outcome, "outcome")
+    record = find(store, dispute_id)
+    if record["status"] != "open":
+        raise DisputeError(f"dispute {dispute_id} is already closed", 409)
+    SystemStream(store).append(
+        [
+            DisputeClosed(
+                at=now,
+                actor_id=actor.id,
+                actor_role=actor.role,
+                dispute_id=dispute_id,
+                outcome=text,
+            )
+        ]
+    )
+    return disputes(store)[dispute_id]
+
+
+def find(store: EventStore, dispute_id: str) -> dict[str, Any]:
+    record = disputes(store).get(dispute_id)
+    if record is None:
+        raise DisputeError(f"no dispute {dispute_id}", 404)
+    return record
+
+
+def export_dispute(
+    store: EventStore, url: Any, dispute_id: str, out: str | Path, **keys: Any
+) -> dict[str, Any]:
+    """Write the regulator's bundle of dispute ``dispute_id`` to ``out``; its manifest.
+
+    The table's stream from its first event through the last disputed round (so every round is
+    re-derived from the table's opening), the checkpoints signed at those events, and in the
+    manifest the dispute itself and the recall of each disputed round."""
+    from audit import bundle
+    from audit.recall import recall
+
+    record = find(store, dispute_id)
+    rounds = record["rounds"]
+    recalls = [recall(record["table_id"], n, db=url) for n in rounds]
+    return bundle.export(
+        url,
+        out,
+        table=record["table_id"],
+        from_round=min(rounds),
+        to_round=max(rounds),
+        extra={"dispute": record, "recall": recalls},
+        **keys,
+    )
+
+
+def _check_actor(actor: Any) -> None:
+    if actor.role not in DISPUTE_ROLES:
+        raise DisputeError(
+            f"the {actor.role} role may not open or close a dispute: it is for floor and auditor",
+            403,
+        )
+
+
+def _text(value: str | None, what: str) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise DisputeError(f"a dispute needs a {what}: it was left empty")
+    if len(text) > 2000 or not text.isprintable():
+        raise DisputeError(f"a dispute's {what} is 1..2000 printable characters")
+    return text
+
+
+def _rounds(store: EventStore, request: Request) -> list[int]:
+    """The rounds the request names, each one the table played; refused when one is not."""
+    by_rounds = bool(request.rounds)
+    by_time = request.from_time is not None or request.to_time is not None
+    if by_rounds == by_time:
+        raise DisputeError("a dispute names its rounds or a time range (--from/--to), one of them")
+    started: dict[int, datetime] = {
+        int(e.payload["round"]): e.at  # type: ignore[arg-type]
+        for e in store.read_stream(request.table_id)
+        if e.type == "round_started"
+    }
+    if not started and store.stream_version(request.table_id) == 0:
+        raise DisputeError(f"no table {request.table_id}")
+    if by_rounds:
+        missing = sorted({n for n in request.rounds if n not in started})
+        if missing:
+            listed = ", ".join(str(n) for n in missing)
+            raise DisputeError(
+                f"table {request.table_id} has no round {listed}: it played "
+                f"{_span(sorted(started))}"
+            )
+        return sorted(set(request.rounds))
+    low, high = request.from_time, request.to_time
+    if low is not None and high is not None and low > high:
+        raise DisputeError("the time range ends before it starts")
+    inside = [
+        n
+        for n, at in started.items()
+        if (low is None or at >= low) and (high is None or at <= high)
+    ]
+    if not inside:
+        raise DisputeError(f"table {request.table_id} started no round in that time range")
+    return sorted(inside)
+
+
+def _span(numbers: list[int]) -> str:
+    if not numbers:
+        return "no round yet"
+    return f"rounds {numbers[0]}..{numbers[-1]}" if len(numbers) > 1 else f"round {numbers[0]}"

@@ -1,0 +1,60 @@
+"""Disputes over HTTP (R17): the floor and the auditor only; a refusal writes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventlog.system_events import SYSTEM_STREAM
+from tests.integration.http.conftest import TABLE, Api
+from tests.integration.http.test_queries import play_the_live_round
+
+
+def _as(api: Api, role: str, method: str, path: str, body: Any = None) -> Any:
+    headers = {"Authorization": f"Bearer {api.tokens[role]}"}
+    return api.client.request(method, path, json=body, headers=headers)
+
+
+def test_the_floor_opens_and_the_auditor_closes_a_dispute(api: Api) -> None:
+    play_the_live_round(api)
+    body = {"table_id": TABLE, "rounds": [1], "reason": "ana says the dice read 9",
+            "player": "ana", "surveillance": ["CAM-12 21:04"]}  # fmt: skip
+    opened = _as(api, "floor", "POST", "/disputes", body)
+    assert opened.status_code == 201, opened.text
+    record = opened.json()
+    assert (record["status"], record["rounds"], record["player"]) == ("open", [1], "ana")
+    assert record["opened_by"] == {"id": "floor-1", "role": "floor"}
+    dispute = record["dispute_id"]
+    assert _as(api, "auditor", "GET", "/disputes").json() == [record]
+    closed = _as(api, "auditor", "POST", f"/disputes/{dispute}/close", {"outcome": "dice upheld"})
+    assert closed.status_code == 200, closed.text
+    assert (closed.json()["status"], closed.json()["outcome"]) == ("closed", "dice upheld")
+    assert closed.json()["closed_by"] == {"id": "auditor-1", "role": "auditor"}
+    again = _as(api, "floor", "POST", f"/disputes/{dispute}/close", {"outcome": "again"})
+    assert (again.status_code, again.json()["error"]) == (409, "conflict")
+    types = [e.type for e in api.service.store.read_stream(SYSTEM_STREAM)]
+    assert types.count("dispute_opened") == 1 and types.count("dispute_closed") == 1
+
+
+def test_only_the_floor_and_the_auditor_handle_disputes(api: Api) -> None:
+    play_the_live_round(api)
+    body = {"table_id": TABLE, "rounds": [1], "reason": "r"}
+    for role in ("dealer", "cage"):
+        assert _as(api, role, "POST", "/disputes", body).status_code == 403
+        assert _as(api, role, "GET", "/disputes").status_code == 403
+
+
+def test_bad_disputes_are_refused_and_nothing_is_written(api: Api) -> None:
+    play_the_live_round(api)
+    before = api.service.store.stream_version(SYSTEM_STREAM)
+    cases = [
+        ({"table_id": TABLE, "rounds": [2], "reason": "r"}, "has no round 2: it played round 1"),
+        ({"table_id": TABLE, "rounds": [1], "reason": "  "}, "needs a reason"),
+        ({"table_id": "PG-9", "rounds": [1], "reason": "r"}, "no table PG-9"),
+        ({"table_id": TABLE, "reason": "r"}, "names its rounds or a time range"),
+    ]
+    for body, words in cases:
+        answer = _as(api, "floor", "POST", "/disputes", body)
+        assert answer.status_code == 422, answer.text
+        assert words in answer.json()["message"]
+    assert _as(api, "floor", "GET", "/disputes/D-00000000").status_code == 404
+    assert api.service.store.stream_version(SYSTEM_STREAM) == before
