@@ -47,10 +47,12 @@ class SystemStream:
         # would answer the second with the first one's events (an idempotent retry), silently.
         self._instance = secrets.token_hex(4)
 
-    def append(self, events: Sequence[Any], *, checkpoint: bool = False) -> list[RecordedEvent]:
-        """Append ``events``; ``checkpoint``: sign the chain head after them in the same
-        transaction (every round sealed, issue 17: the service's stop and the notes of a round's
-        end are sealed at once). A store with no signing key appends them unsealed."""
+    def append(self, events: Sequence[Any], *, checkpoint: bool = True) -> list[RecordedEvent]:
+        """Append ``events`` and sign the chain head after them in the same transaction: every
+        system event is sealed at once (issue 17: the service's start and stop, its notes, a
+        clock step, a key or dispute recorded, a purge). A store with no signing key appends them
+        unsealed; ``checkpoint=False`` for a failed verification, whose head must not be signed
+        (it may hold what was tampered with)."""
         if checkpoint:
             try:
                 return self._append(events, checkpoint=True)
@@ -138,7 +140,8 @@ class SystemStream:
                     detail=finding.detail,
                 ),
                 CommandsRefused(at=now, reason=reason),
-            ]
+            ],
+            checkpoint=False,  # never sign over a log that did not verify
         )
         return reason
 
