@@ -57,6 +57,18 @@ from table_core.table import TableState, decide, fold
 
 #: Events after which the store signs a checkpoint over the chain head (the end of a round).
 _ROUND_ENDS = frozenset({"round_closed", "round_voided"})
+_ENDED = frozenset({"closed", "voided"})
+
+
+def _seals(state: TableState, events: Sequence[Event]) -> bool:
+    """Whether a command's events (``state``: the table after them) get a signed checkpoint in
+    their transaction: a round's end, and a table fact while no round is in progress (a seat, a
+    buy-in, a rules change between rounds), which no round's end would seal (issue 17: every
+    event sealed but the rounds in progress). A fact recorded during a round is sealed with it."""
+    if any(e.type in _ROUND_ENDS for e in events):
+        return True
+    # A settled round is still in progress until it is closed: its close seals it.
+    return state.round is None or state.round.phase in _ENDED
 
 
 class StoreUnverified(DomainError):
@@ -287,13 +299,14 @@ class TableService:
         new = [to_new_event(e) for e in events]
         if events:
             self._no_time_travel(table_id, events[0].at)
+        after = fold(events, state)
         try:
             recorded = self.store.append(
                 table_id,
                 state.version,
                 new,
                 command_id,
-                checkpoint=any(e.type in _ROUND_ENDS for e in events),
+                checkpoint=_seals(after, events),
             )
         except ConcurrencyError:
             self._held_tables.mark_stale(table_id)  # another writer moved it on
@@ -307,7 +320,7 @@ class TableService:
             # nothing. Our view of the table was stale: catch it up.
             log.info("command_replayed", events=len(recorded))
             return CommandResult(recorded, self.refresh(table_id), replayed=True)
-        state = fold(events, state)
+        state = after
         self._held_tables.keep(table_id, state, recorded[-1])
         log.info(
             "command_done",
@@ -329,7 +342,7 @@ class TableService:
     def _note_significant(self, events: Sequence[Event]) -> None:
         notes = significant_notes(events)
         if notes:
-            self._system.append(notes)
+            self._system.append(notes, checkpoint=True)  # sealed at once (issue 17)
 
     def _decide_again(
         self, table_id: str, state: TableState, command: c.Command, refusal: DomainError

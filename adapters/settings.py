@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     db: str = "sqlite:///paigow.db"
     #: A PKCS#8 PEM file with the Ed25519 key that signs checkpoints (and checks them in audits).
     signing_key: str | None = None
+    #: The casino's published Ed25519 public key (PEM or hex file) the audit checks signatures
+    #: with when no ``--public-key`` is given: a key the verifier chose (docs/audit.md).
+    public_key: str | None = None
     log_level: LogLevel = "info"
     #: ``None``: console lines on a terminal, JSON lines otherwise.
     log_format: LogFormat | None = None

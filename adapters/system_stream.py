@@ -29,7 +29,7 @@ from eventlog.system_events import (
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore, RecordedEvent
+from table_core.ports import ConcurrencyError, EventStore, RecordedEvent, SigningKeyMissing
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
@@ -47,7 +47,20 @@ class SystemStream:
         # would answer the second with the first one's events (an idempotent retry), silently.
         self._instance = secrets.token_hex(4)
 
-    def append(self, events: Sequence[Any]) -> list[RecordedEvent]:
+    def append(self, events: Sequence[Any], *, checkpoint: bool = True) -> list[RecordedEvent]:
+        """Append ``events`` and sign the chain head after them in the same transaction: every
+        system event is sealed at once (issue 17: the service's start and stop, its notes, a
+        clock step, a key or dispute recorded, a purge). A store with no signing key appends them
+        unsealed; ``checkpoint=False`` for a failed verification, whose head must not be signed
+        (it may hold what was tampered with)."""
+        if checkpoint:
+            try:
+                return self._append(events, checkpoint=True)
+            except SigningKeyMissing:
+                pass  # nothing was written: a store that cannot sign (a reader's service)
+        return self._append(events, checkpoint=False)
+
+    def _append(self, events: Sequence[Any], *, checkpoint: bool) -> list[RecordedEvent]:
         if self._version is None:
             self._version = self.store.stream_version(SYSTEM_STREAM)
         new = [
@@ -65,7 +78,9 @@ class SystemStream:
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
             command_id = f"system:{self._version + 1}:{at}:{self._instance}"
             try:
-                recorded = self.store.append(SYSTEM_STREAM, self._version, new, command_id)
+                recorded = self.store.append(
+                    SYSTEM_STREAM, self._version, new, command_id, checkpoint=checkpoint
+                )
                 break
             except ConcurrencyError:
                 # Another service instance wrote meanwhile (workers starting or stopping
@@ -84,7 +99,8 @@ class SystemStream:
             [
                 ServiceStarted(at=now, software_version=version, store=store_name),
                 StoreOpened(at=now, store=store_name, schema_revision=schema_revision),
-            ]
+            ],
+            checkpoint=True,
         )
 
     def clock_adjusted(
@@ -101,12 +117,14 @@ class SystemStream:
                     tolerance_ms=tolerance_ms,
                     table_id=table_id,
                 )
-            ]
+            ],
+            checkpoint=True,  # sealed at once, as every system event (issue 17)
         )
         return recorded[-1].position
 
     def stopped(self, now: datetime) -> None:
-        self.append([ServiceStopped(at=now)])
+        """The service stopped: sealed by a checkpoint, so no event of the log is left unsealed."""
+        self.append([ServiceStopped(at=now)], checkpoint=True)
 
     def verification_failed(self, now: datetime, finding: Any) -> str:
         """The store failed verification at ``finding``, and table commands are refused: returns
@@ -122,7 +140,8 @@ class SystemStream:
                     detail=finding.detail,
                 ),
                 CommandsRefused(at=now, reason=reason),
-            ]
+            ],
+            checkpoint=False,  # never sign over a log that did not verify
         )
         return reason
 

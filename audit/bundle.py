@@ -233,8 +233,11 @@ def _through_round(rows: Iterator[tuple[Any, ...]], to_round: int | None) -> Ite
 # --- read --------------------------------------------------------------------------------------
 
 
-def open_bundle(path: str | Path, public_key: str | Path | None = None) -> LogSource:
-    """The log in a bundle file; the manifest is checked against the events after the pass."""
+def open_bundle(
+    path: str | Path, public_key: str | Path | None = None, public_setting: str | None = None
+) -> LogSource:
+    """The log in a bundle file; the manifest is checked against the events after the pass. The
+    key: the one given, else the public key setting, else the bundle's own."""
     target = Path(path)
     try:
         handle = target.open("r", encoding="utf-8")
@@ -242,7 +245,9 @@ def open_bundle(path: str | Path, public_key: str | Path | None = None) -> LogSo
         raise AuditUsageError(f"cannot open the bundle {target}: {error.strerror}") from None
     findings: list[Finding] = []
     manifest = _read_manifest(target, handle)
-    key = public_key_for(None, public_key) if public_key is not None else _manifest_key(manifest)
+    chosen = public_key if public_key is not None else public_setting
+    key = public_key_for(None, chosen) if chosen else _manifest_key(manifest)
+    key_source = ("given" if public_key is not None else "setting") if chosen else "bundle"
     tally = _Tally()
     checkpoints: list[tuple[Any, ...]] = []
     # Checkpoints follow the events; they are read first so the pass can check them in order.
@@ -283,6 +288,7 @@ def open_bundle(path: str | Path, public_key: str | Path | None = None) -> LogSo
         after=after,
         close=handle.close,
         manifest=manifest,
+        key_source=key_source if key is not None else None,
     )
 
 

@@ -12,6 +12,14 @@ given; a checkpoint whose position is not in the log means events were removed. 
 checked by ``eventlog.keys`` over ``eventlog.canonical.checkpoint_message``, the bytes the store
 signs.
 
+Sealing (issue 17): every event must be covered by a checkpoint that holds (a signed head at or
+after it). ``unsealed``/``unsealed_from`` count the rows after the last checkpoint that held;
+the caller decides what an unsealed tail means (``audit.verify``). Key rotations
+(``signing_key_rotated`` of the system stream, signed by the key in force) hand the checking over
+to the new key: a checkpoint signed by a key the verifier cannot reach from its own is refused.
+A witness (checkpoints an outsider recorded, ``audit.witness``) must agree with the log: each
+witnessed head at its position, none past the end.
+
 A bundle of one table (``anchored``) holds that table's events only, so global positions have
 gaps: each event's global link (``global_prev`` → ``global_hash``) is checked on its own, positions
 must increase, and the table's own chain is checked whole.
@@ -20,11 +28,12 @@ must increase, and the table's own chain is checked whole.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from audit.findings import Finding
 from eventlog.canonical import NotCanonical, load_payload
-from eventlog.keys import checkpoint_signature_holds, key_id
+from eventlog.keys import checkpoint_signature_holds, key_id, rotation_signature_holds
 from eventlog.verifier import ChainVerificationError, ChainVerifier
 from eventlog.verifier import Finding as ChainFinding
 
@@ -52,6 +61,7 @@ class Integrity:
         public_key: bytes | None = None,
         *,
         anchored: bool = False,
+        witness: Iterable[Sequence[Any]] = (),
     ) -> None:
         self.chain = ChainVerifier()
         self.anchored = anchored
@@ -62,6 +72,19 @@ class Integrity:
         self.checkpoints_checked = 0
         self.public_key = public_key
         self.key_id = key_id(public_key) if public_key is not None else None
+        # The key in force (it changes at each rotation the key before it signed).
+        self._key, self._key_in_force = public_key, self.key_id
+        self.keys_followed: list[str] = []
+        # Sealing: the last checkpoint that held, and the rows after it.
+        self.sealed = 0
+        self.unsealed = 0
+        self.unsealed_from: int | None = None
+        # A re-hashed stretch: the finding for its first checkpoint, and the ones after it.
+        self._rehashed: int | None = None
+        self._rehashed_after = 0
+        self._witness = sorted((tuple(w) for w in witness), key=lambda w: w[0])
+        self._wnext = 0
+        self.witnessed = len(self._witness)
 
     # --- rows ----------------------------------------------------------------------------------
 
@@ -76,8 +99,13 @@ class Integrity:
             payload: dict[str, Any] | None = chain.check(row)
         except ChainVerificationError as failed:
             payload = self._after_finding(row, failed.finding)
+        if self.unsealed == 0:
+            self.unsealed_from = row[0]
+        self.unsealed += 1
         if self._next < len(self._checkpoints):
             self._checkpoints_up_to(row)
+        if self._wnext < self.witnessed:
+            self._witnessed_up_to(row)
         return payload
 
     def _after_finding(self, row: Sequence[Any], first: ChainFinding) -> dict[str, Any] | None:
@@ -192,17 +220,121 @@ class Integrity:
         self.checkpoints_checked += 1
         position, head, signed_at, signer, signature = checkpoint
         if head != recorded:
-            self._checkpoint_finding(
-                checkpoint, "the signed chain head differs from the global hash in the log"
+            self._head_differs(checkpoint)
+            return
+        self._rehashed = None
+        if self._key is not None:
+            if signer != self._key_in_force:
+                self._checkpoint_finding(
+                    checkpoint,
+                    f"signed by key {signer}, not {self._key_in_force}: a key the verifier "
+                    f"cannot reach from key {self.key_id} (no rotation signed by a trusted key "
+                    "leads to it)",
+                )
+                return
+            if not checkpoint_signature_holds(self._key, signature, position, head, signed_at):
+                self._checkpoint_finding(checkpoint, "the checkpoint signature does not hold")
+                return
+        self.sealed, self.unsealed, self.unsealed_from = position, 0, None
+
+    def _head_differs(self, checkpoint: Sequence[Any]) -> None:
+        """The chain does not reach a signed head: an event before it was changed and the chain
+        hashed again. Named as the stretch between the last checkpoint that held and this one;
+        the checkpoints after it that miss too are that change's consequence (one finding)."""
+        if self._rehashed is not None:
+            self._rehashed_after += 1
+            return
+        index = self._next  # this checkpoint's number, from 1
+        before = self._checkpoints[index - 2][0] if index >= 2 else 0
+        since = f"checkpoint {index - 1} (position {before})" if index >= 2 else "the first event"
+        self._rehashed = len(self.findings)
+        self._rehashed_after = 0
+        self.findings.append(
+            Finding(
+                kind="integrity",
+                clause="chain.checkpoint",
+                message=(
+                    f"the chain from {since} to checkpoint {index} (position {checkpoint[0]}, "
+                    f"signed at {checkpoint[2]}) does not reach the signed head: an event at "
+                    f"positions {before + 1}..{checkpoint[0]} was changed and the chain hashed "
+                    "again"
+                ),
+                position=before + 1,
+                last_position=int(checkpoint[0]),
             )
-            return
-        if self.public_key is None:
-            return
-        if signer != self.key_id:
-            self._checkpoint_finding(checkpoint, f"signed by key {signer}, not {self.key_id}")
-            return
-        if not checkpoint_signature_holds(self.public_key, signature, position, head, signed_at):
-            self._checkpoint_finding(checkpoint, "the checkpoint signature does not hold")
+        )
+
+    def rotate(self, row: Sequence[Any], event: Any) -> None:
+        """A ``signing_key_rotated`` event: the key in force signed the new key, or the new key
+        is not trusted (and the checkpoints it signs are refused)."""
+        new_key: bytes | None = None
+        if self._key is not None:
+            try:
+                new_key = bytes.fromhex(event.new_public_key)
+                held = (
+                    event.old_key_id == self._key_in_force
+                    and key_id(new_key) == event.new_key_id
+                    and rotation_signature_holds(
+                        self._key,
+                        event.signature,
+                        event.old_key_id,
+                        event.new_public_key,
+                        event.signed_at,
+                    )
+                )
+            except ValueError:
+                held = False
+            if not held:
+                self.note(
+                    row,
+                    "keys.rotation",
+                    f"a rotation to key {event.new_key_id} that the key in force "
+                    f"({self._key_in_force}) did not sign: the new key is not trusted",
+                )
+                return
+        self._key, self._key_in_force = new_key, event.new_key_id
+        self.keys_followed.append(event.new_key_id)
+
+    # --- the witness ---------------------------------------------------------------------------
+
+    def _witnessed_up_to(self, row: Sequence[Any]) -> None:
+        position = row[0] if type(row[0]) is int else self.chain.position
+        witness = self._witness
+        boundary = self.chain.boundary  # a purged log (R18) starts after it
+        while self._wnext < len(witness) and witness[self._wnext][0] <= position:
+            entry = witness[self._wnext]
+            self._wnext += 1
+            if boundary is not None and entry[0] <= boundary.last:
+                # Purged with its range (into the archive); the one at the boundary must still
+                # be the head the log goes on from (the purge's own record is checked by the
+                # chain).
+                if entry[0] == boundary.last and entry[1] != boundary.global_hash:
+                    self._witness_finding(
+                        entry, "the purged log does not go on from the witnessed head"
+                    )
+                continue
+            if entry[0] != position:
+                self._witness_finding(entry, f"position {entry[0]} is not in the log")
+            elif len(row) != 14 or row[13] != entry[1]:
+                recorded = row[13] if len(row) == 14 else None
+                self._witness_finding(
+                    entry,
+                    f"the log's chain head there is {str(recorded)[:16]}…, the witnessed one "
+                    f"{str(entry[1])[:16]}…: a forked or rewritten history",
+                )
+
+    def _witness_finding(self, entry: Sequence[Any], detail: str) -> None:
+        self.findings.append(
+            Finding(
+                kind="integrity",
+                clause="chain.witness",
+                message=(
+                    f"the witnessed checkpoint at position {entry[0]} (signed at {entry[2]}) "
+                    f"does not hold: {detail}"
+                ),
+                position=entry[0],
+            )
+        )
 
     def _checkpoint_finding(self, checkpoint: Sequence[Any], detail: str) -> None:
         self.findings.append(
@@ -235,7 +367,30 @@ class Integrity:
                 f"it signs position {checkpoint[0]} but the log ends at {end}: events were removed",
             )
         self._next = len(self._checkpoints)
+        for entry in self._witness[self._wnext :]:
+            self._witness_finding(
+                entry,
+                f"the log ends at position {end}: it is an older copy, or its tail was cut",
+            )
+        self._wnext = len(self._witness)
+        if self._rehashed is not None and self._rehashed_after:
+            first = self.findings[self._rehashed]
+            self.findings[self._rehashed] = replace(
+                first,
+                message=f"{first.message}; the {self._rehashed_after} checkpoint(s) after it do "
+                "not reach their signed heads either (the chain was hashed again from there on)",
+            )
+            self._rehashed_after = 0
         return self.findings
+
+    @property
+    def rehashed_to(self) -> int | None:
+        """When the log's last checkpoints all miss their signed heads (a re-hashed stretch that
+        runs to the end), the last checkpoint's position: the events up to it are that finding's,
+        not unsealed ones."""
+        if self._rehashed is None or not self._checkpoints:
+            return None
+        return int(self._checkpoints[-1][0])
 
     @property
     def heads(self) -> dict[str, tuple[int, str]]:

@@ -17,6 +17,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+#: What the summary (and JSON ``key_note``) says when the key came from beside the database.
+BESIDE = "key taken from beside the database: not an independent check"
+
 Kind = Literal["integrity", "procedure", "rules", "money"]
 KINDS: tuple[Kind, ...] = ("integrity", "procedure", "rules", "money")
 
@@ -31,10 +34,13 @@ class Finding:
     version: int | None = None
     event_type: str | None = None
     round: int | None = None
+    last_position: int | None = None  # a range of positions: ``position``..``last_position``
 
     def where(self) -> str:
         parts = []
-        if self.position is not None:
+        if self.position is not None and self.last_position is not None:
+            parts.append(f"positions {self.position}..{self.last_position}")
+        elif self.position is not None:
             parts.append(f"position {self.position}")
         if self.stream_id is not None:
             place = "system stream" if self.stream_id == "system" else f"table {self.stream_id}"
@@ -106,12 +112,22 @@ class AuditReport:
     checkpoints: int = 0
     signatures_checked: bool = False
     key_id: str | None = None
+    keys_followed: list[str] = field(default_factory=list)  # rotations followed, in order
+    #: Where the key came from: "given" (--public-key), "setting", "bundle", "beside_database".
+    key_source: str | None = None
+    unsealed_tail: dict[str, Any] | None = None  # what --allow-unsealed-tail accepted
+    unsealed_tail_note: str | None = None
+    witnessed: int | None = None  # checkpoints in the witness file checked against the log
     money: list[TableMoney] = field(default_factory=list)
     #: R20: dealt rounds that named a deck in use and inspected, and those dealt before their
     #: table kept custody ("PG-1 rounds 1-200": no custody record, not a finding).
     rounds_with_deck: int = 0
     rounds_before_custody: list[str] = field(default_factory=list)
     seconds: float = 0.0
+
+    @property
+    def key_beside_database(self) -> bool:
+        return self.key_source == "beside_database"
 
     @property
     def ok(self) -> bool:
@@ -132,6 +148,14 @@ class AuditReport:
             if self.signatures_checked
             else "signatures NOT checked (no public key)"
         )
+        if self.keys_followed:
+            signed += f" (rotated to {', '.join(self.keys_followed)})"
+        if self.key_beside_database:
+            signed += f" ({BESIDE})"
+        if self.witnessed:
+            signed += f", {self.witnessed} witnessed checkpoints"
+        if self.unsealed_tail_note:
+            signed += f", {self.unsealed_tail_note}"
         unchecked = (
             f", {len(self.rounds_unchecked)} round(s) not re-derived (the log is broken there)"
             if self.rounds_unchecked
@@ -163,6 +187,13 @@ class AuditReport:
             "checkpoints": self.checkpoints,
             "signatures_checked": self.signatures_checked,
             "key_id": self.key_id,
+            "keys_followed": self.keys_followed,
+            "key_source": self.key_source,
+            "key_beside_database": self.key_beside_database,
+            "key_note": BESIDE if self.key_beside_database else None,
+            "unsealed_tail": self.unsealed_tail,
+            "unsealed_tail_note": self.unsealed_tail_note,
+            "witnessed": self.witnessed,
             "money": [
                 {
                     "table_id": m.table_id,

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy.engine import URL, make_url
 
 from audit.findings import Finding
-from eventlog.keys import key_paths, load_public_key, public_half
+from eventlog.keys import key_paths, load_public_key, public_half, read_private_key_file
 from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY
 from table_core.ports import StoreError
 
@@ -60,6 +60,8 @@ class LogSource:
     after: Callable[[Heads], list[Finding]] = field(default=lambda heads: [])
     close: Callable[[], None] = field(default=lambda: None)
     manifest: dict[str, Any] | None = None
+    #: Where ``public_key`` came from: "given", "setting", "bundle" or "beside_database".
+    key_source: str | None = None
 
 
 def log_url(url: str | URL) -> URL:
@@ -71,43 +73,65 @@ def log_url(url: str | URL) -> URL:
 def public_key_for(
     url: URL | None, given: str | Path | None, signing_key: str | Path | None = None
 ) -> bytes | None:
-    """The key checkpoints are checked with: the file given, else for SQLite the public key
-    beside the database, else the public half of ``signing_key`` (the signing key file the
-    deployment configures, ``$PAIGOW_SIGNING_KEY``); None when none."""
+    """The key checkpoints are checked with (``resolve_key`` without a public-key setting)."""
+    return resolve_key(url, given, signing_key)[0]
+
+
+def resolve_key(
+    url: URL | None,
+    given: str | Path | None,
+    signing_key: str | Path | None = None,
+    public_setting: str | Path | None = None,
+) -> tuple[bytes | None, str | None]:
+    """The key checkpoints are checked with and where it came from. Keys the verifier chose come
+    first: the file given (``--public-key``), the public key setting (``$PAIGOW_PUBLIC_KEY``),
+    the public half of the signing key setting (``$PAIGOW_SIGNING_KEY``). Only when none is
+    given, the key files beside a SQLite database ("beside_database": whoever can write the
+    database can replace them, so that is not an independent check). ``(None, None)``: none."""
     try:
         if given is not None:
-            return _key_from_file(Path(given))
+            return _key_from_file(Path(given)), "given"
+        if public_setting:
+            return _key_from_file(Path(public_setting)), "setting"
+        if signing_key:
+            return _key_from_file(Path(signing_key)), "setting"
         if url is not None and url.get_backend_name() == "sqlite" and url.database:
             private, public = key_paths(Path(url.database))
             if public.exists():
-                return load_public_key(public.read_bytes())
+                return load_public_key(public.read_bytes()), "beside_database"
             if private.exists():
-                return public_half(private.read_bytes())
-        if signing_key:
-            return public_half(Path(signing_key).read_bytes())
+                return public_half(read_private_key_file(private)), "beside_database"
     except (OSError, ValueError) as error:
         raise AuditUsageError(f"cannot read the public key: {error}") from None
-    return None
+    return None, None
 
 
 def _key_from_file(path: Path) -> bytes:
     data = path.read_bytes()
     if b"PRIVATE KEY" in data:  # a signing key file: its public half
-        return public_half(data)
+        return public_half(read_private_key_file(path))
     return load_public_key(data)
 
 
 def open_database(
-    url: str | URL, public_key: str | Path | None = None, *, signing_key: str | Path | None = None
+    url: str | URL,
+    public_key: str | Path | None = None,
+    *,
+    signing_key: str | Path | None = None,
+    public_setting: str | Path | None = None,
 ) -> LogSource:
-    """The whole log of the database at ``url``, read-only (``public_key_for`` finds the key)."""
+    """The whole log of the database at ``url``, read-only (``resolve_key`` finds the key)."""
     url = log_url(url)
-    key = public_key_for(url, public_key, signing_key)
+    key, key_source = resolve_key(url, public_key, signing_key, public_setting)
     shown = url.render_as_string(hide_password=True)
+    source: LogSource | None = None
     if url.get_backend_name() == "sqlite":
-        return _sqlite(url, key, shown)
-    if url.get_backend_name() == "postgresql":
-        return _postgres(url, key, shown)
+        source = _sqlite(url, key, shown)
+    elif url.get_backend_name() == "postgresql":
+        source = _postgres(url, key, shown)
+    if source is not None:
+        source.key_source = key_source
+        return source
     raise AuditUsageError(f"the audit reads sqlite or postgresql databases, not {shown}")
 
 

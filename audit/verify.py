@@ -19,7 +19,8 @@ of round N is always re-derived from the first event).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,6 +28,7 @@ from pydantic import ValidationError
 from audit.chain import Integrity
 from audit.clock import ClockRule
 from audit.findings import AuditReport, Finding
+from audit.seal import IN_ROUND, Seal, describe
 from audit.sources import LogSource
 from audit.tables import Envelope, Tables, TablesInProcesses, first_line
 from eventlog.system_events import SYSTEM_STREAM, parse_system_event
@@ -59,22 +61,30 @@ def verify_log(
     progress: Progress | None = None,
     upcasters: Upcasters | None = None,
     jobs: int = 1,
+    allow_unsealed_tail: bool = False,
+    witness: Iterable[Sequence[Any]] = (),
 ) -> AuditReport:
     """Audit every row of ``source``; the report holds every finding, in position order.
 
     ``jobs`` above 1 re-derives the tables in that many worker processes (the chain is checked
-    here); the findings are the same.
+    here); the findings are the same. Every event must be sealed by a checkpoint that holds
+    (``audit.seal``; ``allow_unsealed_tail`` accepts rounds still in progress at the end), and
+    every ``witness`` entry (position, head, signed_at, key_id, signature) must agree with the log.
     """
     started = time.perf_counter()
-    integrity = Integrity(source.checkpoints, source.public_key, anchored=source.anchored)
+    integrity = Integrity(
+        source.checkpoints, source.public_key, anchored=source.anchored, witness=witness
+    )
+    seal = Seal()
     in_range = round_range(first_round, last_round)
     tables: Tables | TablesInProcesses = (
         Tables(in_range, upcasters) if jobs <= 1 else TablesInProcesses(jobs, in_range, upcasters)
     )
     clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
     try:
-        count = _pass(source, integrity, tables, table, progress, clock)
+        count = _pass(source, integrity, tables, table, progress, seal, clock)
         integrity.finish()
+        sealing, tail = _sealing(integrity, seal, len(source.checkpoints), allow_unsealed_tail)
         closing = source.after(integrity.heads)
         result = tables.finish()
     finally:
@@ -82,7 +92,7 @@ def verify_log(
             tables.close()
     if progress is not None:
         progress(count)
-    findings = [*integrity.findings, *closing, *result.findings]
+    findings = _pinpoint([*integrity.findings, *sealing, *closing], result.findings)
     if clock is not None:
         findings += clock.findings
     if table is not None and table not in result.rounds:
@@ -92,7 +102,20 @@ def verify_log(
             )
         )
     findings.sort(key=Finding.sort_key)
-    report = AuditReport(
+    report = _report(source, findings, count, integrity, result, tail)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _report(
+    source: LogSource,
+    findings: list[Finding],
+    count: int,
+    integrity: Integrity,
+    result: Any,
+    tail: dict[str, Any] | None,
+) -> AuditReport:
+    return AuditReport(
         source=source.name,
         findings=findings,
         events=count,
@@ -104,14 +127,56 @@ def verify_log(
         checkpoints=integrity.checkpoints_checked,
         signatures_checked=source.public_key is not None,
         key_id=integrity.key_id,
+        keys_followed=integrity.keys_followed,
+        key_source=source.key_source,
+        unsealed_tail=tail,
+        unsealed_tail_note=describe(tail) if tail else None,
+        witnessed=integrity.witnessed if integrity.witnessed else None,
         money=sorted(result.money, key=lambda m: m.table_id),
         rounds_with_deck=sum(result.custody_ok.values()),
         rounds_before_custody=[
             f"{t} {_spans(numbers)}" for t, numbers in sorted(result.before_custody.items())
         ],
     )
-    report.seconds = time.perf_counter() - started
-    return report
+
+
+def _sealing(
+    integrity: Integrity, seal: Seal, checkpoints: int, allow_tail: bool
+) -> tuple[list[Finding], dict[str, Any] | None]:
+    """The unsealed events' finding (``audit.seal``), or the tail the flag accepted."""
+    sealed, unsealed, first = integrity.sealed, integrity.unsealed, integrity.unsealed_from
+    explained = integrity.rehashed_to
+    if explained is not None and explained > sealed:
+        # A re-hashed stretch is the finding for its events (one cause, one finding).
+        end = integrity.chain.position
+        sealed, unsealed, first = explained, max(0, end - explained), explained + 1
+    return seal.judge(sealed, unsealed, first, checkpoints, allow_tail)
+
+
+def _pinpoint(chain: list[Finding], derived: list[Finding]) -> list[Finding]:
+    """A re-hashed stretch (``positions a..b``) names the first event the rules re-derivation
+    finds inconsistent inside it, when there is one."""
+    out = []
+    for finding in chain:
+        if finding.last_position is not None and finding.clause == "chain.checkpoint":
+            first = min(
+                (
+                    f.position
+                    for f in derived
+                    if f.position is not None
+                    and finding.position is not None
+                    and finding.position <= f.position <= finding.last_position
+                ),
+                default=None,
+            )
+            if first is not None:
+                finding = replace(
+                    finding,
+                    message=f"{finding.message}; the rules re-derivation first disagrees at "
+                    f"position {first}",
+                )
+        out.append(finding)
+    return [*out, *derived]
 
 
 def _spans(numbers: list[int]) -> str:
@@ -133,6 +198,7 @@ def _pass(
     tables: Tables | TablesInProcesses,
     table: str | None,
     progress: Progress | None,
+    seal: Seal,
     clock: ClockRule | None = None,
 ) -> int:
     """The one pass: the chain on every row, then each row to its side (system or table), and
@@ -142,6 +208,8 @@ def _pass(
     send = tables.row
     envelope = Envelope()
     count = 0
+    in_round = IN_ROUND
+    mark = seal.table_mark
     for row in source.rows:
         count += 1
         known = len(findings)
@@ -150,11 +218,16 @@ def _pass(
             progress(count)
         stream = row[1]
         if stream == SYSTEM_STREAM:
+            seal.system(row)
             if payload is not None:
                 _system_event(row, payload, integrity, envelope)
             if clock is not None:
                 clock.system_row(row)
-        elif type(stream) is str and (table is None or stream == table):
+            continue
+        seal.last_table = row[0]
+        if row[3] not in in_round:
+            mark(row, payload)
+        if type(stream) is str and (table is None or stream == table):
             clean = len(findings) == known
             send(row, payload, clean)
             if clock is not None and clean:  # a row out of place is the chain's finding alone
@@ -175,3 +248,5 @@ def _system_event(
     problems = envelope.problems(row, event, payload.get("schema_version"), system=True)
     if problems:
         integrity.note(row, "envelope", "; ".join(problems))
+    elif event.type == "signing_key_rotated":
+        integrity.rotate(row, event)

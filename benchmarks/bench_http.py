@@ -381,6 +381,7 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         url, schema = database(engine, folder)
         key_file = folder / "signing.pem"
         key_file.write_bytes(Signer.generate().private_pem())
+        key_file.chmod(0o600)  # a key its group or others can read is refused
         store = open_store(url, signing_key=key_file)
         keys = SqlKeyStore(store.engine)  # type: ignore[union-attr]
         now = datetime.now(UTC)

@@ -188,3 +188,13 @@ def global_hash(prev_global: str, position: int, event_hash_hex: str) -> str:
 def checkpoint_message(position: int, chain_hash: str, at: str) -> bytes:
     text = f'["{CHECKPOINT_DOMAIN}",{int(position)},{quote(chain_hash)},{quote(at)}]'
     return text.encode("utf-8")
+
+
+KEY_ROTATION_DOMAIN = "paigow-key-rotation-v1"
+
+
+def key_rotation_message(old_key_id: str, new_public_key: str, at: str) -> bytes:
+    """The bytes the old signing key signs to hand over to a new one: its own id, the new raw
+    public key in hex and the time (the ``signing_key_rotated`` event of the system stream)."""
+    text = f'["{KEY_ROTATION_DOMAIN}",{quote(old_key_id)},{quote(new_public_key)},{quote(at)}]'
+    return text.encode("utf-8")

@@ -9,7 +9,8 @@ from __future__ import annotations
 from hashlib import sha256
 from pathlib import Path
 
-from eventlog.canonical import checkpoint_message
+from eventlog.canonical import checkpoint_message, key_rotation_message
+from table_core.ports import StoreError
 
 
 def key_id(public_key_raw: bytes) -> str:
@@ -22,6 +23,27 @@ def key_paths(db_path: str | Path) -> tuple[Path, Path]:
     PEM) and ``<db>.signing-key.pub`` (its public half, SubjectPublicKeyInfo PEM)."""
     base = str(db_path)
     return Path(base + ".signing-key"), Path(base + ".signing-key.pub")
+
+
+class KeyFileExposed(StoreError, ValueError):
+    """A private key file that its group or others can read: refused on load (one line)."""
+
+
+def read_private_key_file(path: str | Path) -> bytes:
+    """A private key file's bytes, refused when its group or others may read it (mode 0600 or
+    stricter is what ``paigow keys signing create`` writes)."""
+    import os
+    import stat
+
+    path = Path(path)
+    with path.open("rb") as handle:
+        mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
+        if mode & 0o077:
+            raise KeyFileExposed(
+                f"the private key {path} is readable by its group or others (mode {mode:04o}): "
+                f"run `chmod 600 {path}`"
+            )
+        return handle.read()
 
 
 def public_half(private_pem: bytes) -> bytes:
@@ -73,4 +95,13 @@ def checkpoint_signature_holds(
     """Whether a checkpoint row's signature holds over its message (``canonical``'s recipe)."""
     return signature_holds(
         public_key, signature_hex, checkpoint_message(position, chain_hash, signed_at)
+    )
+
+
+def rotation_signature_holds(
+    public_key: bytes, signature_hex: str, old_key_id: str, new_public_key: str, at: str
+) -> bool:
+    """Whether a key rotation's signature by the old key holds (``canonical``'s recipe)."""
+    return signature_holds(
+        public_key, signature_hex, key_rotation_message(old_key_id, new_public_key, at)
     )

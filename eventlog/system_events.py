@@ -82,6 +82,25 @@ class CommandsRefused(_SystemEvent):
     reason: str
 
 
+class SigningKeyRotated(_SystemEvent):
+    """The key that signs checkpoints changes: the OLD key signs the new public key
+    (``canonical.key_rotation_message``), so a verifier holding the first key follows every
+    rotation and trusts no key it cannot reach. The checkpoint sealing this event is still signed
+    by the old key; every later one by the new."""
+
+    type: Literal["signing_key_rotated"] = "signing_key_rotated"
+    old_key_id: str
+    new_key_id: str
+    new_public_key: str  # raw Ed25519 public key, 64 hex digits
+    signed_at: str  # the time in the signed message, as signed (UTC text)
+    signature: str  # the old key's Ed25519 signature, hex
+
+
+#: The service's own lifecycle events: after the last checkpoint of a log written before every
+#: stop was sealed, a trailing run of these is what ``--allow-unsealed-tail`` also accepts.
+LIFECYCLE_TYPES = frozenset({"service_started", "store_opened", "service_stopped"})
+
+
 class ClockAdjusted(_SystemEvent):
     """R4: the service's clock stepped, recorded before any event stamped by the new time.
 
@@ -175,6 +194,7 @@ SystemEvent = Annotated[
     | RoundVoidedNoted
     | VerificationFailed
     | CommandsRefused
+    | SigningKeyRotated
     | ClockAdjusted
     | DisputeOpened
     | DisputeClosed

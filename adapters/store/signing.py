@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from eventlog.canonical import checkpoint_message
-from eventlog.keys import key_id, key_paths
+from eventlog.keys import key_id, key_paths, read_private_key_file
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,19 @@ class Signer:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Signer:
-        return cls.from_pem(Path(path).read_bytes())
+        """The key in a PEM file, refused when its group or others can read it."""
+        return cls.from_pem(read_private_key_file(path))
+
+    def write(self, path: str | Path) -> Path:
+        """The private key to a NEW file (mode 0600, never over an existing key) and its public
+        half beside it as ``<path>.pub``; returns the public file's path."""
+        path = Path(path)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(self.private_pem())
+        public = Path(str(path) + ".pub")
+        public.write_bytes(self.public_pem())
+        return public
 
 
 def create_key_files(db_path: str | Path) -> Signer:

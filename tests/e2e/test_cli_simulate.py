@@ -107,8 +107,13 @@ def test_simulate_persists_a_session_whose_summary_the_events_prove(
     try:
         assert store.verify().ok
         closes = [e.position for e in recorded if e.type == "round_closed"]
-        assert [c.position for c in store.checkpoints()][-50:] == closes
+        signed = [c.position for c in store.checkpoints()]
+        assert [p for p in signed if p in set(closes)] == closes
         assert recorded[-1].type == "drop_counted"  # the gaming day closed and counted
+        # ... and every event after the last round is sealed too, up to the service's stop, the
+        # log's last event (issue 17).
+        last = store.raw_log()[0][-1]  # type: ignore[union-attr]
+        assert last[3] == "service_stopped" and signed[-1] == last[0]
     finally:
         store.close()
     checked = paigow("db", "verify")
@@ -186,7 +191,9 @@ def test_rounds_committed_seven_at_a_time_are_the_same_rounds_with_books_and_pro
     try:
         closes = [e.position for e in recorded if e.type == "round_closed"]
         assert len(closes) == 20
-        assert [c.position for c in store.checkpoints()] == closes
+        # ... and the service's start and stop (issue 17: every event sealed).
+        signed = [c.position for c in store.checkpoints()]
+        assert signed == [2, *closes, store.raw_log()[0][-1][0]]  # type: ignore[union-attr]
     finally:
         store.close()
     audit = paigow("audit", "verify")

@@ -37,7 +37,7 @@ def _without_timing(record: dict[str, object]) -> dict[str, object]:
 
 
 def test_the_legacy_log_audits_exactly_as_before(paigow: Run, legacy: str) -> None:
-    done = paigow("audit", "verify", "--db", legacy, "--format", "json")
+    done = paigow("audit", "verify", "--db", legacy, "--format", "json", "--allow-unsealed-tail")
     assert done.returncode == 0, done.stderr
     golden = json.loads((FIXTURE / "golden_audit.json").read_text())
     assert _without_timing(json.loads(done.stdout.splitlines()[-1])) == _without_timing(golden)
@@ -56,3 +56,18 @@ def test_the_legacy_log_recalls_every_round_byte_for_byte(paigow: Run, legacy: s
     assert done.returncode == 0, done.stderr
     digest = hashlib.sha256(done.stdout.encode()).hexdigest()
     assert digest == (FIXTURE / "golden_recall.sha256").read_text().strip()
+
+
+def test_the_legacy_log_fails_without_the_flag_at_its_unsealed_stop(
+    paigow: Run, legacy: str
+) -> None:
+    """Its last event, the system stream's ``service_stopped`` at 6784, follows the last
+    checkpoint (6783): written before the service sealed its stop (issue 17)."""
+    done = paigow("audit", "verify", "--db", legacy, "--format", "json")
+    assert done.returncode == 1, done.stderr
+    *findings, summary = (json.loads(line) for line in done.stdout.splitlines())
+    assert [(f["clause"], f["position"], f["last_position"]) for f in findings] == [
+        ("chain.unsealed", 6784, 6784)
+    ]
+    assert findings[0]["message"].startswith("unsealed: 1 events from position 6784: ")
+    assert summary["ok"] is False and summary["unsealed_tail"] is None

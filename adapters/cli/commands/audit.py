@@ -10,7 +10,14 @@
 - ``paigow audit recall [--db URL | --bundle FILE] --table ID --round N``: one round as the table
   played it, from its events.
 
-``--from``/``--to`` are round numbers. The database is only ever read.
+- ``paigow audit witness --db URL --out FILE``: append the database's new signed checkpoints to
+  a witness file kept outside the casino's database (``audit/witness.py``); a contradiction with
+  what it holds is reported, exit status 1.
+
+``--from``/``--to`` are round numbers. The database is only ever read. ``verify`` fails any event
+no signed checkpoint covers (``--allow-unsealed-tail``: rounds still in progress at the end),
+a log that lacks or contradicts a witnessed checkpoint (``--witness FILE``), and a projection row
+the events do not give (``adapters/projections/check.py``).
 """
 
 from __future__ import annotations
@@ -21,11 +28,14 @@ import sys
 from typing import Any
 
 from adapters.cli.progress import Progress
+from audit.findings import BESIDE
 
 URL_HELP = "database URL, read only (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 KEY_HELP = (
     "the casino's public key (PEM or hex; a signing key file also works) to check checkpoint "
-    "signatures with; default: the key beside a SQLite file, $PAIGOW_SIGNING_KEY, or the bundle's"
+    "signatures with; default: $PAIGOW_PUBLIC_KEY, $PAIGOW_SIGNING_KEY's public half, the "
+    "bundle's, and only when none of those: the key beside a SQLite file (not an independent "
+    "check: the result says so)"
 )
 
 
@@ -53,7 +63,9 @@ def register(subparsers: Any) -> None:
         help="re-derive the tables in N worker processes (default 1; the findings are the same)",
     )
     verify.add_argument("--format", choices=("text", "json"), default="text")
+    _sealing_options(verify)
     verify.set_defaults(handler=run_verify)
+    _register_witness(verbs)
 
     export = verbs.add_parser("export", help="write a self-contained bundle of the log")
     export.add_argument("--db", metavar="URL", help=URL_HELP)
@@ -70,6 +82,35 @@ def register(subparsers: Any) -> None:
     recall.add_argument("--round", required=True, type=_round, metavar="N", dest="round_number")
     recall.add_argument("--format", choices=("text", "json"), default="text")
     recall.set_defaults(handler=run_recall)
+
+
+def _sealing_options(verify: argparse.ArgumentParser) -> None:
+    verify.add_argument(
+        "--allow-unsealed-tail",
+        action="store_true",
+        help="accept events after the last checkpoint when they are only rounds still in "
+        "progress (and the service lifecycle events of a log written before every stop was "
+        "sealed); the summary says so",
+    )
+    verify.add_argument(
+        "--witness",
+        metavar="FILE",
+        help="a witness file (`paigow audit witness`): fail a log that lacks or contradicts any "
+        "checkpoint it holds",
+    )
+
+
+def _register_witness(verbs: Any) -> None:
+    witness = verbs.add_parser(
+        "witness",
+        help="record the database's signed checkpoints into a witness file kept elsewhere",
+        description="Exit status: 0 recorded, 1 the database contradicts the witness, 2 bad usage.",
+    )
+    witness.add_argument("--db", metavar="URL", help=URL_HELP)
+    witness.add_argument(
+        "--out", metavar="FILE", required=True, help="the witness file (JSON lines)"
+    )
+    witness.set_defaults(handler=run_witness)
 
 
 def _scope(parser: argparse.ArgumentParser) -> None:
@@ -113,6 +154,12 @@ def _database(args: argparse.Namespace) -> tuple[Any, str | None]:
     return database_url(args.db), load_settings().signing_key
 
 
+def _public_setting() -> str | None:
+    from adapters.settings import load_settings
+
+    return load_settings().public_key
+
+
 def _usage(message: str) -> int:
     print(f"paigow audit: {message}", file=sys.stderr)
     return 2
@@ -126,11 +173,17 @@ def run_verify(args: argparse.Namespace) -> int:
     problem = _check_range(args)
     if problem:
         return _usage(problem)
+    from audit.witness import load as load_witness
+
+    witness = load_witness(args.witness) if args.witness else []
+    url = None
     if args.bundle:
-        source = open_bundle(args.bundle, args.public_key)
+        source = open_bundle(args.bundle, args.public_key, _public_setting())
     else:
         url, signing_key = _database(args)
-        source = open_database(url, args.public_key, signing_key=signing_key)
+        source = open_database(
+            url, args.public_key, signing_key=signing_key, public_setting=_public_setting()
+        )
     # A bundle audits the scope it was exported for, unless the command line narrows it.
     scope = (source.manifest or {}).get("scope") or {}
     bar = Progress(source.total or 0, "audit verify")
@@ -142,12 +195,26 @@ def run_verify(args: argparse.Namespace) -> int:
             last_round=args.to_round or scope.get("to_round"),
             progress=bar.update,
             jobs=args.jobs,
+            allow_unsealed_tail=args.allow_unsealed_tail,
+            witness=witness,
         )
     finally:
         bar.close()
         source.close()
+    if url is not None:
+        from adapters.projections.check import check_projections
+
+        report.findings = sorted(
+            [*report.findings, *check_projections(url)], key=lambda f: f.sort_key()
+        )
+    write_report(report, args.format)
+    return 0 if report.ok else 1
+
+
+def write_report(report: Any, form: str) -> None:
+    """The findings, the books and the summary (``--format json``: one JSON object a line)."""
     out = sys.stdout
-    if args.format == "json":
+    if form == "json":
         for finding in report.findings:
             out.write(json.dumps(finding.to_dict()) + "\n")
         out.write(json.dumps({"summary": report.summary(), **report.to_dict()}) + "\n")
@@ -165,8 +232,26 @@ def run_verify(args: argparse.Namespace) -> int:
                 f"players' hands {amount(money.balances)}; the house's result "
                 f"{amount(money.house_result)}, commission {amount(money.commission)}\n"
             )
+        if report.key_beside_database:
+            out.write(f"note: {BESIDE}\n")
         out.write(report.summary() + "\n")
-    return 0 if report.ok else 1
+
+
+def run_witness(args: argparse.Namespace) -> int:
+    from audit.witness import record
+
+    url, _signing_key = _database(args)
+    done = record(url, args.out)
+    for line in done.contradictions:
+        print(f"witness: {line}")
+    if done.contradictions:
+        print(
+            f"witness FAILED: {len(done.contradictions)} contradiction(s) with {args.out}; "
+            "nothing appended"
+        )
+        return 1
+    print(f"witness: {done.appended} new checkpoint(s) appended to {args.out} ({done.held} held)")
+    return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -182,7 +267,7 @@ def run_export(args: argparse.Namespace) -> int:
         table=args.table,
         from_round=args.from_round,
         to_round=args.to_round,
-        public_key=args.public_key,
+        public_key=args.public_key or _public_setting(),
         signing_key=signing_key,
     )
     counts = manifest["counts"]

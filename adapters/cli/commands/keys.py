@@ -3,6 +3,8 @@
 ``paigow keys create --role dealer [--actor dealer-7] [--db URL]`` prints one JSON line with the
 key id, actor, role and the token: the token is shown this once, only its SHA-256 is stored.
 ``paigow keys list`` shows every key (never a token); ``paigow keys revoke KEY_ID`` stops one.
+``paigow keys signing create|show|rotate|export-public``: the key that signs checkpoints
+(``adapters/cli/signing_keys.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ ROLES = ("dealer", "floor", "cage", "auditor", "count")
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("keys", help="API keys of the HTTP server (actor and role)")
+    parser = subparsers.add_parser(
+        "keys", help="API keys of the HTTP server (actor and role); the checkpoints' signing key"
+    )
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
     url_help = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 
@@ -34,6 +38,10 @@ def register(subparsers: Any) -> None:
     revoke.add_argument("key_id")
     revoke.add_argument("--db", metavar="URL", help=url_help)
     revoke.set_defaults(handler=run_revoke)
+
+    from adapters.cli import signing_keys
+
+    signing_keys.register(verbs, url_help)
 
 
 def _open(url: str | None) -> tuple[Any, Any]:

@@ -65,6 +65,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--rebuild", action="store_true", help="rebuild every projection from the events first"
     )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="first verify the events (`paigow audit verify`'s checks) and compare every stored "
+        "projection row with the events: findings on standard error, exit status 1, no report",
+    )
     parser.set_defaults(handler=run_report)
 
 
@@ -104,6 +110,8 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             runner.catch_up(progress.update)
         progress.close()
+        if args.verify and not _verified(_url(args.db), gaming_day):
+            return 1
         report = build_report(
             runner,
             gaming_day,
@@ -115,6 +123,38 @@ def run_report(args: argparse.Namespace) -> int:
         )
     sys.stdout.write(render(report, views, args.format))
     return 0
+
+
+def _verified(url: str, gaming_day: Any) -> bool:
+    """``--verify``: the audit of the events and the projections' check; False (and every
+    finding on standard error) when anything does not hold."""
+    from adapters.projections.check import check_projections
+    from adapters.settings import load_settings
+    from audit.findings import BESIDE
+    from audit.sources import open_database
+    from audit.verify import verify_log
+
+    settings = load_settings()
+    source = open_database(
+        url, signing_key=settings.signing_key, public_setting=settings.public_key
+    )
+    try:
+        audit = verify_log(source, allow_unsealed_tail=True)  # a live table may be mid-round
+    finally:
+        source.close()
+    findings = sorted(
+        [*audit.findings, *check_projections(url, gaming_day)], key=lambda f: f.sort_key()
+    )
+    for finding in findings:
+        print(f"paigow report: {finding}", file=sys.stderr)
+    if audit.key_beside_database:
+        print(f"paigow report: note: {BESIDE}", file=sys.stderr)
+    if findings:
+        print(
+            f"paigow report: verification FAILED: {len(findings)} finding(s); no report",
+            file=sys.stderr,
+        )
+    return not findings
 
 
 def _url(url: str | None) -> str:

@@ -74,6 +74,7 @@ def serve(cluster: HaCluster, folder: Path, database: str = "paigow") -> Served:
     migrate.upgrade(url)
     key_file = folder / "signing.pem"
     key_file.write_bytes(Signer.generate().private_pem())
+    key_file.chmod(0o600)  # a key its group or others can read is refused
     store = open_store(url, signing_key=key_file)
     try:
         keys = key_store_for(store)

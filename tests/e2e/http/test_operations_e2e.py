@@ -214,6 +214,7 @@ def test_serve_refuses_a_key_that_did_not_sign_the_log(
     assert first.returncode == 0, first.stderr
     other = tmp_path / "other.pem"
     other.write_bytes(Signer.generate().private_pem())
+    other.chmod(0o600)  # a key its group or others can read is refused before (issue 17)
     refused = subprocess.run(
         [str(PAIGOW), "serve", "--db", "sqlite:///casino.db", "--port", str(free_port()), *flag],
         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,

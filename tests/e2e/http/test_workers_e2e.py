@@ -86,6 +86,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
         migrate.upgrade(url)
         key_file = tmp_path / "signing.pem"
         key_file.write_bytes(Signer.generate().private_pem())
+        key_file.chmod(0o600)  # a key its group or others can read is refused (issue 17)
         env["PAIGOW_SIGNING_KEY"] = str(key_file)
     store = open_store(url, signing_key=env.get("PAIGOW_SIGNING_KEY"))
     try:

@@ -9,10 +9,11 @@ checkpoint, so the chain holds and only the audit's re-derivation of the rules c
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from eventlog.canonical import canonical_json, event_hash, global_hash
+from eventlog.canonical import GENESIS_HASH, canonical_json, event_hash, global_hash
 from tests.integration.store.conftest import Backdoor
 
 Edit = Callable[[dict[str, Any]], None]
@@ -49,12 +50,100 @@ class Forger(Backdoor):
             [("UPDATE events SET payload = ? WHERE id = ?", (canonical_json(payload), event_id))]
         )
 
-    def forge(self, position: int, edit: Edit) -> None:
+    # --- an insider WITHOUT the key (issue 17) ---------------------------------------------------
+
+    def _insert_only(self, statements: list[tuple[str, tuple[Any, ...]]]) -> list[Any]:
+        """Plain INSERTs in one transaction, the triggers left alone; each statement's first
+        returned value (``RETURNING id``), or None."""
+        out: list[Any] = []
+        if self.kind == "sqlite":
+            connection = sqlite3.connect(self.target, isolation_level=None)
+            try:
+                connection.execute("BEGIN")
+                for sql, params in statements:
+                    found = connection.execute(sql, params).fetchone()
+                    out.append(found[0] if found else None)
+                connection.execute("COMMIT")
+            finally:
+                connection.close()
+            return out
+        with self._raw() as connection, connection.transaction():
+            for sql, params in statements:
+                cursor = connection.execute(sql.replace("?", "%s"), params)
+                out.append(cursor.fetchone()[0] if cursor.description else None)
+        return out
+
+    def append_forged(self, stream: str, event_type: str, payload: dict[str, Any]) -> int:
+        """A new event at the tail of ``stream`` and of the log, its stream hash, global hash and
+        command row computed by the published recipe, written with INSERTs only; its position."""
+        rows = self.rows()
+        last = rows[-1]
+        mine = [row for row in rows if row[1] == stream]
+        version = mine[-1][2] + 1 if mine else 1
+        prev = mine[-1][11] if mine else GENESIS_HASH
+        text = canonical_json(payload)
+        who = payload.get("actor") or {"id": payload["actor_id"], "role": payload["actor_role"]}
+        at, actor, role = payload["at"], who["id"], who["role"]
+        command = f"forged-{stream}-{version}"
+        digest = event_hash(prev, stream, version, event_type, 1, at, actor, role, command, text)
+        position = last[0] + 1
+        chained = global_hash(last[13], position, digest)
+        (event_id,) = self._insert_only(
+            [
+                (
+                    "INSERT INTO events (stream_id, version, type, schema_version, payload, "
+                    "recorded_at, actor_id, actor_role, command_id, prev_hash, hash) VALUES "
+                    "(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (stream, version, event_type, text, at, actor, role, command, prev, digest),
+                )
+            ]
+        )
+        self._insert_only(
+            [
+                (
+                    "INSERT INTO event_log (position, event_id, prev_hash, hash) "
+                    "VALUES (?, ?, ?, ?)",
+                    (position, event_id, last[13], chained),
+                ),
+                (
+                    "INSERT INTO commands (command_id, stream_id, first_version, last_version) "
+                    "VALUES (?, ?, ?, ?)",
+                    (command, stream, version, version),
+                ),
+            ]
+        )
+        return position
+
+    def delete_checkpoints(self, positions: list[int] | None = None) -> None:
+        """Checkpoints removed (all when ``positions`` is None), the triggers got round."""
+        if positions is None:
+            self._sql([("DELETE FROM checkpoints", ())])
+            return
+        self._sql([("DELETE FROM checkpoints WHERE position = ?", (p,)) for p in positions])
+
+    def cut_tail(self, first: int) -> None:
+        """Every event from global position ``first`` on removed, with their command rows and
+        the checkpoints over them: what remains is a shorter log that holds as a chain."""
+        rows = self.rows()
+        ids = self._ids()
+        gone = [row for row in rows if row[0] >= first]
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("DELETE FROM checkpoints WHERE position >= ?", (first,))
+        ]
+        for row in gone:
+            statements.append(("DELETE FROM event_log WHERE position = ?", (row[0],)))
+            statements.append(("DELETE FROM events WHERE id = ?", (ids[row[0]],)))
+        for command in sorted({row[9] for row in gone}):
+            statements.append(("DELETE FROM commands WHERE command_id = ?", (command,)))
+        self._sql([("BEGIN", ()), *statements, ("COMMIT", ())])
+
+    def forge(self, position: int, edit: Edit, *, sign: bool = True) -> None:
         """Change one payload, recompute every event and global hash from there on and re-sign
-        every checkpoint: a log that verifies as a chain but no longer holds by the rules."""
+        every checkpoint: a log that verifies as a chain but no longer holds by the rules.
+        ``sign=False``: an insider without the key, whose checkpoints are left as they were."""
         rows, checkpoints = self.store.raw_log()
         signer = self.store.signer
-        assert signer is not None, "forging needs the signing key"
+        assert signer is not None or not sign, "forging needs the signing key"
         ids = self._ids()
         heads: dict[str, str] = {}
         before = [row for row in rows if row[0] < position]
@@ -90,15 +179,16 @@ class Forger(Backdoor):
             )
             new_global[pos] = chained
             global_prev = chained
-        for checkpoint in checkpoints:
+        for checkpoint in checkpoints if sign and signer is not None else []:
             signed, _old_head, signed_at, _key, old_signature = checkpoint
             if signed in new_global:
                 head = new_global[signed]
                 signature = signer.sign(signed, head, signed_at)
                 statements.append(
                     (
-                        "UPDATE checkpoints SET hash = ?, signature = ? WHERE signature = ?",
-                        (head, signature, old_signature),
+                        "UPDATE checkpoints SET hash = ?, signature = ?, key_id = ? "
+                        "WHERE signature = ?",
+                        (head, signature, signer.key_id, old_signature),
                     )
                 )
         # One transaction: thousands of single-statement commits would each wait for the disk.
@@ -109,14 +199,16 @@ def copy_log(source: Any, target: Any, *, without: frozenset[int] = frozenset())
     """A copy of ``source``'s whole log in the empty store ``target``, the events at the global
     positions ``without`` left out: every other event appended again as it was recorded (type,
     payload, actor, time, command id), so the copy's positions, versions and hashes are
-    recomputed and its checkpoints signed with ``target``'s key (a test key), at each round's end
-    as the service signs them. A log that verifies as a chain, missing only what was removed."""
+    recomputed and its checkpoints signed with ``target``'s key (a test key), after each command
+    the source signed after. A log that verifies as a chain, missing only what was removed."""
     from datetime import datetime
 
     from eventlog.envelope import NewEvent
     from table_core.ports import Actor
 
-    rows = [row for row in source.raw_log()[0] if row[0] not in without]
+    log, checkpoints = source.raw_log()
+    signed = {c[0] for c in checkpoints}
+    rows = [row for row in log if row[0] not in without]
     groups: list[list[tuple[Any, ...]]] = []
     for row in rows:  # one append per command, as the service made them
         if groups and (groups[-1][0][1], groups[-1][0][9]) == (row[1], row[9]):
@@ -135,5 +227,7 @@ def copy_log(source: Any, target: Any, *, without: frozenset[int] = frozenset())
             )
             for row in group
         ]
-        ends = any(row[3] in ("round_closed", "round_voided") for row in group)
+        # Signed where the source was (each round's end, and since issue 17 every event the
+        # service sealed: its start and stop, its notes, the table facts between rounds).
+        ends = any(row[0] in signed for row in group)
         target.append(stream, target.stream_version(stream), events, command, checkpoint=ends)

@@ -57,10 +57,16 @@ def test_a_table_bundle_holds_its_rounds_and_verifies_alone(
     manifest = export(sqlite_casino.url, out, table="PG-2", from_round=2, to_round=4)
     assert manifest["stream_heads"].keys() == {"PG-2"}
     assert manifest["counts"]["rounds"] == 4  # rounds 1..4: round 1 is folded, not audited
-    assert manifest["checkpoints"] == 4  # each round end was signed at a PG-2 event
+    # Each round end was signed at a PG-2 event, and so was each table fact between rounds
+    # (issue 17: every event sealed): the checkpoints at PG-2's events up to round 4's end.
+    rows, checkpoints = sqlite_casino.store.raw_log()
+    pg2 = [r for r in rows if r[1] == "PG-2"]
+    end = next(r[0] for r in pg2 if r[3] == "round_closed" and '"round":4' in r[5])
+    ours = {r[0] for r in pg2 if r[0] <= end} & {c[0] for c in checkpoints}
+    assert len(ours) > 4 and manifest["checkpoints"] == len(ours)
     report = verify_bundle(out, table="PG-2", first_round=2, last_round=4)
     assert report.ok, report.findings  # type: ignore[attr-defined]
-    assert report.rounds == 3 and report.checkpoints == 4  # type: ignore[attr-defined]
+    assert report.rounds == 3 and report.checkpoints == len(ours)  # type: ignore[attr-defined]
 
 
 def test_a_changed_byte_in_the_bundle_is_found(sqlite_casino: Casino, tmp_path: Path) -> None:

@@ -80,8 +80,12 @@ def test_a_forged_signature_and_a_foreign_key_are_checkpoint_findings(recorded: 
     assert "signature does not hold" in report.findings[0].message
     other = Signer.generate().public_raw
     foreign = audit(rows, checkpoints, other)
-    assert len(foreign.findings) == len(checkpoints)
-    assert all("signed by key" in f.message for f in foreign.findings)
+    # Every checkpoint refused, so no event is sealed (issue 17): one more finding, at position 1.
+    assert len(foreign.findings) == len(checkpoints) + 1
+    sealed, *refused = foreign.findings
+    assert (sealed.clause, sealed.position) == ("chain.unsealed", 1)
+    assert sealed.message.startswith(f"unsealed: {len(rows)} events from position 1")
+    assert all("signed by key" in f.message for f in refused)
     unsigned = audit(rows, checkpoints, None)
     assert unsigned.ok and not unsigned.signatures_checked
     assert "signatures NOT checked" in unsigned.summary()
@@ -112,9 +116,10 @@ def test_a_payload_that_is_not_its_event_is_a_schema_or_envelope_finding(recorde
     report = audit(rehash(rows), [], key)
     found = [(f.kind, f.clause, f.position) for f in report.findings]
     assert found == [
+        ("integrity", "chain.unsealed", 1),  # no checkpoint given: never OK (issue 17)
         ("integrity", "schema", rows[bet][0]),
         ("integrity", "envelope", rows[closed][0]),
         # The bet that cannot be read left the player's chips unaccounted for.
         ("money", "books", rows[closed][0]),
     ]
-    assert "belongs to table PG-9, not PG-1" in report.findings[1].message
+    assert "belongs to table PG-9, not PG-1" in report.findings[2].message

@@ -43,8 +43,14 @@ def test_a_clean_session_verifies_on_both_engines(casino: Casino) -> None:
     assert report.tables == TABLES
     assert report.rounds == casino.stats.rounds == TABLES * ROUNDS
     assert report.rounds_unchecked == []
-    # Every round end was signed (R-DEAL: the service checkpoints each closed or voided round).
-    assert report.checkpoints == casino.stats.settled + casino.stats.voided
+    # Every round end was signed (R-DEAL: the service checkpoints each closed or voided round),
+    # and so is the last event, the service's stop (issue 17: every event sealed).
+    rows, checkpoints = casino.store.raw_log()
+    signed = {c[0] for c in checkpoints}
+    ends = {r[0] for r in rows if r[1] != "system" and r[3] in ("round_closed", "round_voided")}
+    assert len(ends) == casino.stats.settled + casino.stats.voided and ends <= signed
+    assert rows[-1][3] == "service_stopped" and rows[-1][0] in signed
+    assert report.checkpoints == len(checkpoints)
     assert report.signatures_checked and report.key_id is not None
     assert report.events == len(casino.forger.rows())
     assert report.summary().startswith("audit OK: ")

@@ -52,6 +52,7 @@ def test_a_configured_key_wins_and_no_key_file_is_written(
     key_file = tmp_path / "casino-signing.pem"
     signer = Signer.generate()
     key_file.write_bytes(signer.private_pem())
+    key_file.chmod(0o600)  # a key its group or others can read is refused (issue 17)
     monkeypatch.setenv("PAIGOW_SIGNING_KEY", str(key_file))
     db = tmp_path / "configured.db"
     store = open_store(f"sqlite:///{db}")

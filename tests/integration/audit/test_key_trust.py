@@ -1,0 +1,207 @@
+"""Issue 17: keys the verifier did not choose are not trusted. Key rotation is an event of the
+system stream signed by the old key: a verifier holding the first key follows each rotation and
+refuses a checkpoint signed by a key it cannot reach. Signing key files are 0600, checked on load.
+On SQLite and PostgreSQL where the log is involved."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.cli.main import main
+from adapters.projections import ProjectionRunner
+from adapters.service import TableService
+from adapters.store import open_store
+from adapters.store.signing import Signer
+from eventlog.canonical import key_rotation_message
+from eventlog.keys import KeyFileExposed
+from eventlog.system_events import SYSTEM_STREAM, SigningKeyRotated
+
+from .conftest import Casino
+
+
+def _run(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    status = main(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _audit(casino: Casino, capsys: Any, key: Path) -> tuple[int, list[dict[str, Any]]]:
+    status, out, _ = _run(
+        capsys, "audit", "verify", "--db", casino.url, "--public-key", str(key), "--format", "json"
+    )
+    return status, [json.loads(line) for line in out.splitlines()]
+
+
+def _start_stop(url: str, key: Signer | Path) -> None:
+    """A service run on ``key``: its start and stop are each sealed by a checkpoint."""
+    store = open_store(url, signing_key=key)
+    try:
+        service = TableService(store)
+        service.start()
+        service.stop()
+    finally:
+        store.close()
+
+
+def _old_key(casino: Casino, tmp_path: Path) -> tuple[Path, Path]:
+    signer = casino.store.signer
+    assert signer is not None
+    path = tmp_path / "first.key"
+    return path, signer.write(path)
+
+
+def test_a_verifier_holding_the_first_key_follows_a_rotation(
+    casino: Casino, tmp_path: Path, capsys: Any
+) -> None:
+    old, old_pub = _old_key(casino, tmp_path)
+    new = tmp_path / "second.key"
+    status, out, err = _run(
+        capsys,
+        "keys",
+        "signing",
+        "rotate",
+        "--db",
+        casino.url,
+        "--key",
+        str(old),
+        "--out",
+        str(new),
+    )
+    assert status == 0, err
+    rotated = json.loads(out)
+    assert os.stat(new).st_mode & 0o777 == 0o600
+    assert "set PAIGOW_SIGNING_KEY=" in err
+    _start_stop(casino.url, new)
+    status, lines = _audit(casino, capsys, old_pub)
+    assert status == 0, lines
+    summary = lines[-1]
+    assert summary["keys_followed"] == [rotated["new_key_id"]]
+    assert f"(rotated to {rotated['new_key_id']})" in summary["summary"]
+    # The old key signing after the rotation is refused: the service was not moved to the new key.
+    _start_stop(casino.url, Signer.from_file(old))
+    status, lines = _audit(casino, capsys, old_pub)
+    assert status == 1
+    refused = [f for f in lines[:-1] if f["clause"] == "chain.checkpoint"]
+    assert len(refused) == 2
+    assert all(
+        f"signed by key {rotated['old_key_id']}, not {rotated['new_key_id']}" in f["message"]
+        for f in refused
+    )
+
+
+def test_a_checkpoint_signed_by_a_key_it_cannot_reach_is_refused(
+    casino: Casino, tmp_path: Path, capsys: Any
+) -> None:
+    _old, old_pub = _old_key(casino, tmp_path)
+    before = casino.forger.rows()[-1][0]
+    stranger = Signer.generate()
+    _start_stop(casino.url, stranger)
+    status, lines = _audit(casino, capsys, old_pub)
+    assert status == 1
+    findings = lines[:-1]
+    assert [(f["clause"], f["position"]) for f in findings] == [
+        ("chain.unsealed", before + 1),
+        ("chain.checkpoint", before + 2),
+        ("chain.checkpoint", before + 3),
+    ]
+    assert f"signed by key {stranger.key_id}, not " in findings[1]["message"]
+    assert "cannot reach" in findings[1]["message"]
+
+
+def test_a_rotation_the_key_in_force_did_not_sign_is_not_followed(
+    casino: Casino, tmp_path: Path, capsys: Any
+) -> None:
+    """The insider writes a rotation to a key of their own, signed by that key (they do not hold
+    the casino's): the rotation is a finding and its key signs nothing the audit accepts."""
+    _old, old_pub = _old_key(casino, tmp_path)
+    mine = Signer.generate()
+    at = casino.forger.rows()[-1][6]
+    message = key_rotation_message(casino.store.signer.key_id, mine.public_raw.hex(), at)
+    event = SigningKeyRotated.model_validate(
+        {
+            "at": at,
+            "old_key_id": casino.store.signer.key_id,
+            "new_key_id": mine.key_id,
+            "new_public_key": mine.public_raw.hex(),
+            "signed_at": at,
+            "signature": mine.private_key.sign(message).hex(),
+        }
+    )
+    payload = event.model_dump(mode="json")
+    payload["at"] = at
+    position = casino.forger.append_forged(SYSTEM_STREAM, "signing_key_rotated", payload)
+    status, lines = _audit(casino, capsys, old_pub)
+    assert status == 1
+    found = [(f["clause"], f["position"]) for f in lines[:-1]]
+    assert ("keys.rotation", position) in found
+    assert ("chain.unsealed", position) in found
+
+
+def test_a_group_readable_private_key_is_refused_on_load(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "casino.key"
+    Signer.generate().write(path)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    Signer.from_file(path)  # 0600 loads
+    os.chmod(path, 0o640)
+    with pytest.raises(KeyFileExposed, match=r"readable by its group or others \(mode 0640\)"):
+        Signer.from_file(path)
+    status, out, err = _run(capsys, "keys", "signing", "show", "--key", str(path))
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith(f"paigow: the private key {path} is readable")
+
+
+def test_signing_key_commands(tmp_path: Path, capsys: Any) -> None:
+    path = tmp_path / "casino.key"
+    status, out, _ = _run(capsys, "keys", "signing", "create", "--out", str(path))
+    assert status == 0
+    made = json.loads(out)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert made["public_key_file"] == f"{path}.pub"
+    status, out, _ = _run(capsys, "keys", "signing", "show", "--key", str(path))
+    assert (status, json.loads(out)["key_id"]) == (0, made["key_id"])
+    status, out, _ = _run(capsys, "keys", "signing", "show", "--key", f"{path}.pub")
+    assert json.loads(out)["public_key"] == made["public_key"]
+    status, out, _ = _run(capsys, "keys", "signing", "export-public", "--key", str(path))
+    assert out.encode() == Path(f"{path}.pub").read_bytes()
+    status, out, err = _run(capsys, "keys", "signing", "create", "--out", str(path))
+    assert status == 2 and "is never overwritten" in err
+    # Beside a SQLite database, where the store looks (the server's advice names this command).
+    status, out, _ = _run(capsys, "keys", "signing", "create", "--db", f"sqlite:///{tmp_path}/c.db")
+    assert status == 0 and json.loads(out)["private_key_file"] == f"{tmp_path}/c.db.signing-key"
+    status, _, err = _run(
+        capsys, "keys", "signing", "create", "--db", "postgresql://postgres@127.0.0.1/test"
+    )
+    assert status == 2 and "keeps no key beside it: give --out FILE" in err
+    assert json.loads(_run(capsys, "keys", "signing", "show", "--key", str(path))[1]) == {
+        "key_id": made["key_id"],
+        "public_key": made["public_key"],
+        "file": str(path),
+    }
+
+
+def test_report_verify_refuses_an_edited_projection(
+    casino: Casino, tmp_path: Path, capsys: Any
+) -> None:
+    _old, old_pub = _old_key(casino, tmp_path)
+    os.environ["PAIGOW_PUBLIC_KEY"] = str(old_pub)
+    try:
+        status, out, err = _run(capsys, "report", "--db", casino.url, "--day", "all", "--verify")
+        assert (status, err) == (0, ""), err
+        ProjectionRunner(casino.store).catch_up()
+        with casino.store.engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE proj_bankroll_house SET commission = commission + 1")
+        status, out, err = _run(capsys, "report", "--db", casino.url, "--day", "all", "--verify")
+    finally:
+        del os.environ["PAIGOW_PUBLIC_KEY"]
+    assert status == 1 and out == ""
+    lines = err.splitlines()
+    assert all("integrity projection.proj_bankroll_house: " in line for line in lines[:-1])
+    assert lines[-1] == (
+        f"paigow report: verification FAILED: {len(lines) - 1} finding(s); no report"
+    )
