@@ -69,6 +69,11 @@ class Settings(BaseSettings):
     #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
     #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
     http_fast_path: bool = True
+    #: The floor pages' session cookie secret (adapters/http/floor/session.py); unset: a random
+    #: one made at each start (every session ends when the server restarts).
+    floor_session_secret: str | None = Field(default=None, min_length=32)
+    #: How long a floor page session lasts after sign-in, in minutes.
+    floor_session_minutes: int = Field(default=480, ge=1, le=1440)
 
     def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
         """The gaming day of the options given, each one not given from these settings."""

@@ -63,6 +63,10 @@ def create_app(
     app.include_router(disputes.router)
     app.include_router(operations.router)
     operations.install_documents(app)
+    from adapters.http import floor
+    from adapters.settings import load_settings
+
+    floor.install(app, load_settings())
     return app
 
 

@@ -274,3 +274,61 @@ def daily(
         for (table, on, bet), v in sorted(side.items(), key=lambda i: (i[0][1], i[0][0], i[0][2]))
     ]
     return days, side_rows
+
+
+HOUR_COLUMNS = ("hour", "rounds_played", "handle", "drop", "win", "hold_pct")
+
+
+def hourly(tx: Tx, gaming_day: GamingDay, table_ids: list[str], day: date) -> list[dict[str, Any]]:
+    """The gaming day ``day`` hour by hour (the floor's chart, docs/floor.md): per clock hour of
+    the casino's zone that had a round played, the rounds, the handle (main wagers settled), the
+    drop the table recorded (cash and marker buy-ins), the win (main result + commission) and
+    hold % = win / drop (``None`` for an hour without a buy-in). All tables in ``table_ids``."""
+    start = int(gaming_day.start(day).timestamp())
+    end = int(gaming_day.start(day + timedelta(days=1)).timestamp())
+    wanted = set(table_ids)
+    hours: dict[int, dict[str, int]] = {}
+    found = tx.all(
+        f"SELECT table_id, bucket, rounds_played, drop_amount, buy_in_drop, main_result, "
+        f"commission FROM {accounting.name} WHERE bucket >= ? AND bucket < ?",
+        [start, end],
+    )
+    for table, bucket, played, handle, drop, result, commission in found:
+        if table not in wanted:
+            continue
+        hour = bucket - bucket % 3600
+        row = hours.setdefault(hour, {"rounds_played": 0, "handle": 0, "drop": 0, "win": 0})
+        row["rounds_played"] += played
+        row["handle"] += handle
+        row["drop"] += drop
+        row["win"] += result + commission
+    out = []
+    for hour, row in sorted(hours.items()):
+        if row["rounds_played"] == 0:
+            continue
+        local = datetime.fromtimestamp(hour, UTC).astimezone(gaming_day.zone)
+        out.append(
+            {
+                "hour": local.strftime("%H:%M"),
+                **row,
+                "hold_pct": percent(row["win"], row["drop"]),
+            }
+        )
+    return out
+
+
+def day_totals(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The report's accounting rows summed per gaming day over their tables (the floor's by-day
+    chart and the day's totals): rounds, handle, drop, win (main result + commission) and
+    hold % = win / drop."""
+    days: dict[str, dict[str, int]] = {}
+    for row in rows:
+        total = days.setdefault(
+            row["gaming_day"], {"rounds_played": 0, "handle": 0, "drop": 0, "win": 0}
+        )
+        for name in ("rounds_played", "handle", "drop", "win"):
+            total[name] += row[name]
+    return [
+        {"gaming_day": day, **t, "hold_pct": percent(t["win"], t["drop"])}
+        for day, t in sorted(days.items())
+    ]

@@ -149,6 +149,10 @@ class InMemoryEventStore(AppendEntrances):
         with self._lock:
             return [checkpoint_of(row) for row in self.checkpoint_rows]
 
+    def last_checkpoint(self) -> Checkpoint | None:
+        with self._lock:
+            return checkpoint_of(self.checkpoint_rows[-1]) if self.checkpoint_rows else None
+
     def raw_log(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         with self._lock:
             return list(self.rows), list(self.checkpoint_rows)

@@ -1,0 +1,45 @@
+"""The floor's screens in a browser (issue 21, docs/floor.md): pit, live table, game recall, the
+day's books with charts and the audit's state, served by ``paigow serve`` under ``/floor/``.
+
+``install(app, settings)`` adds the pages, their static files (floor.css, live.js: written for
+this project, nothing vendored, nothing loaded from elsewhere) and the handlers that turn a
+missing page into the floor's 404 and an expired session into the sign-in page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from adapters.http.floor import data, pages
+from adapters.http.floor.session import Sessions
+from adapters.settings import Settings
+
+STATIC = Path(__file__).parent / "static"
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    app.state.floor_sessions = Sessions(
+        settings.floor_session_secret, settings.floor_session_minutes
+    )
+    app.include_router(pages.router)
+    app.mount("/floor/static", StaticFiles(directory=STATIC), name="floor-static")
+
+    async def problem(request: Request, error: Exception) -> Response:
+        status = error.status if isinstance(error, pages.Problem) else 404
+        message = error.message if isinstance(error, pages.Problem) else str(error)
+        return pages.page(
+            request, "error.html", {"status": status, "message": message}, status=status
+        )
+
+    async def signin(request: Request, error: Exception) -> Response:
+        if request.url.path.endswith("/live"):  # live.js: the page reloads into sign-in
+            return pages.secure(Response(status_code=401))
+        return pages.secure(RedirectResponse("/floor/signin", 303))
+
+    app.add_exception_handler(pages.Problem, problem)
+    app.add_exception_handler(data.NotFound, problem)
+    app.add_exception_handler(pages.SignIn, signin)

@@ -1,0 +1,275 @@
+"""The floor pages in a real browser (issue 21): Debian's headless Chromium driven by Selenium
+through Debian's chromedriver (nothing downloads a browser), against ``paigow serve`` on a free
+loopback port with a SQLite file.
+
+A pit boss signs in with the floor key, opens the pit, watches the live table while a round is
+played through the HTTP API (dice, the seven stacks, the results), reads every seat's seven cards
+in the recall, finds one point per hour played in the day's books and runs a verification on the
+audit page. A dealer key on the pit page is refused; an unknown table is the floor's 404 page; a
+forged form without its CSRF token is 403 and changes nothing; a session that is not the server's
+goes back to sign-in. Each page's screenshot at 1366x768 goes to ``test-artifacts/screenshots/``
+(CI keeps it) and must not be one colour.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import PAIGOW
+from tests.e2e.floor.png import colours
+from tests.e2e.http.test_http_e2e import free_port
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
+DB = "sqlite:///floor.db"
+TABLE = "PG-7"
+
+webdriver = pytest.importorskip("selenium.webdriver")
+if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("CI needs Debian's chromium and chromium-driver (.ci/run installs them)")
+    pytest.skip("Debian's chromium and chromium-driver are not installed", allow_module_level=True)
+
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+def _key(cwd: Path, role: str, actor: str) -> str:
+    made = subprocess.run(
+        [str(PAIGOW), "keys", "create", "--role", role, "--actor", actor, "--db", DB],
+        cwd=cwd, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    token: str = json.loads(made.stdout)["token"]
+    return token
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    made = subprocess.run(  # a new SQLite file, with its signing key beside
+        [str(PAIGOW), "db", "upgrade", "--db", DB],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    tokens = {"floor": _key(tmp_path, "floor", "pit-boss")}
+    for role, actor in (("dealer", f"dan@{TABLE}"), ("cage", "cage-1"), ("auditor", "aud-1")):
+        tokens[role] = _key(tmp_path, role, actor)
+    tokens["other_dealer"] = _key(tmp_path, "dealer", "eve@PG-9")
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w")
+    process = subprocess.Popen(
+        [str(PAIGOW), "serve", "--db", DB, "--port", str(port)],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log,
+        env={**os.environ, "PAIGOW_LOG_FORMAT": "json"},
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert process.poll() is None and time.monotonic() < deadline, "no server"
+            time.sleep(0.1)
+        yield base, tokens
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        log.close()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--window-size=1366,768", f"--user-data-dir={tmp_path / 'chromium'}",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=DRIVER)
+    driver = webdriver.Chrome(service=service, options=options)
+    # The page's viewport itself at 1366x768 (the window's size would include its frame).
+    viewport = {"width": 1366, "height": 768, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", viewport)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(tmp_path / "chromium", ignore_errors=True)
+
+
+def shot(driver: Any, name: str) -> None:
+    path = SHOTS / f"{name}.png"
+    assert driver.save_screenshot(str(path))
+    assert len(colours(path)) > 4, f"{path} is blank"
+
+
+def sign_in(driver: Any, base: str, token: str) -> None:
+    driver.get(f"{base}/floor/pit")
+    assert driver.current_url.endswith("/floor/signin")  # no session yet
+    driver.find_element(By.ID, "key").send_keys(token)
+    driver.find_element(By.ID, "signin").click()
+
+
+class Api:
+    def __init__(self, base: str, tokens: dict[str, str]) -> None:
+        self.base, self.tokens, self.n = base, tokens, 0
+
+    def post(self, role: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        self.n += 1
+        headers = {"Authorization": f"Bearer {self.tokens[role]}", "Idempotency-Key": f"f{self.n}"}
+        answer = httpx.post(f"{self.base}/tables/{TABLE}{path}", json=body, headers=headers)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    def get(self, path: str) -> Any:
+        headers = {"Authorization": f"Bearer {self.tokens['floor']}"}
+        return httpx.get(f"{self.base}{path}", headers=headers).json()
+
+    def play_round(self) -> None:
+        for step, body in (
+            ("/round/start", None),
+            ("/round/bet", {"player_id": "ana", "amount": 2_000}),
+            ("/round/bet", {"player_id": "bo", "amount": 1_000}),
+            ("/round/close-bets", None),
+            ("/round/deal", None),
+            ("/round/dice", None),
+            ("/round/hand", {"player_id": "ana"}),
+            ("/round/hand", {"player_id": "bo"}),
+            ("/round/banker-hand", None),
+            ("/round/settle", None),
+            ("/round/close", None),
+        ):
+            self.post("dealer", step, body)
+
+
+def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any) -> None:
+    base, tokens = server
+    api = Api(base, tokens)
+    api.post("floor", "/open", {"rules": {"limits": {"min_bet": 500, "max_bet": 50_000}}})
+    api.post("dealer", "/seat", {"seat": 1, "player_id": "ana"})
+    api.post("dealer", "/seat", {"seat": 4, "player_id": "bo"})
+    api.post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000})
+    api.post("cage", "/buy-in", {"player_id": "bo", "amount": 10_000})
+    # Up to 30 s on a loaded CI machine; an element of the page being left is looked up again.
+    wait = WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,))
+
+    # Sign in, the pit: the table, open, its House Way, two players seated.
+    browser.get(f"{base}/floor/signin")
+    shot(browser, "01-signin")
+    sign_in(browser, base, tokens["floor"])
+    wait.until(lambda d: d.current_url.endswith("/floor/pit"))
+    row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
+    cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+    assert cells[:5] == [TABLE, "open", "fr", "commission", "2"]
+    assert tokens["floor"] not in browser.page_source  # the key is in no page
+    shot(browser, "02-pit")
+
+    # The live table follows a round played through the HTTP API.
+    browser.get(f"{base}/floor/tables/{TABLE}")
+    assert browser.find_element(By.ID, "phase").text == "no round"
+    api.play_round()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr[data-seat]"))
+    recall = api.get(f"/tables/{TABLE}/rounds/1")
+    faces = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#dice .die")]
+    assert faces == [str(f) for f in recall["dice"]["faces"]]
+    stacks = browser.find_elements(By.CSS_SELECTOR, "#stacks .stack")
+    assert len(stacks) == 7
+    shown = [
+        [c.get_attribute("data-card") for c in s.find_elements(By.CSS_SELECTOR, ".card")]
+        for s in stacks
+    ]
+    assert shown == [s["cards"] for s in recall["stacks"]]  # the joker too, as "JK"
+    results = browser.find_elements(By.CSS_SELECTOR, "#results tbody tr[data-seat]")
+    by_seat = {r.get_attribute("data-seat"): r.find_elements(By.TAG_NAME, "td") for r in results}
+    for result in recall["settlement"]["results"]:
+        assert by_seat[str(result["seat"])][5].text == result["result"]
+    shot(browser, "03-live-table")
+
+    # Game recall: every seat's seven cards, as the API recalls them.
+    browser.get(f"{base}/floor/tables/{TABLE}/rounds/1")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#round-1 tr.seat-cards")
+    assert len(rows) == 7
+    for row, stack in zip(rows, recall["stacks"], strict=True):
+        cards = [c.get_attribute("data-card") for c in row.find_elements(By.CSS_SELECTOR, ".card")]
+        assert len(cards) == 7 and cards == stack["cards"]
+    unused = browser.find_elements(By.CSS_SELECTOR, "#round-1 .unused .card")
+    assert [c.get_attribute("data-card") for c in unused] == recall["deal"]["unused"]
+    shot(browser, "04-recall")
+
+    # The day's books: one point per hour played on the hourly chart.
+    browser.get(f"{base}/floor/books")
+    hours = {datetime.fromisoformat(recall["ended_at"]).strftime("%H")}  # PAIGOW_TZ: UTC
+    points = browser.find_elements(By.CSS_SELECTOR, "#chart-hourly-win svg circle.point")
+    assert [p.get_attribute("data-label") for p in points] == [f"{h}:00" for h in sorted(hours)]
+    assert browser.find_elements(By.CSS_SELECTOR, "#chart-drop-handle svg rect.bar")
+    shot(browser, "05-books")
+
+    # The audit: start a verification; the log holds.
+    browser.get(f"{base}/floor/audit")
+    browser.find_element(By.ID, "verify").click()
+    wait.until(lambda d: d.find_element(By.ID, "verdict").text == "The log holds")
+    assert browser.find_element(By.ID, "cp-position").text.isdigit()
+    shot(browser, "06-audit")
+
+    # Bad input: an unknown table is the floor's 404 page.
+    browser.get(f"{base}/floor/tables/NO-SUCH")
+    assert browser.find_element(By.ID, "status").text == "404"
+    shot(browser, "07-not-found")
+
+    # A forged form (the session cookie, no CSRF token): 403, and still signed in.
+    cookie = browser.get_cookie("paigow_floor")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    jar = {"paigow_floor": cookie["value"]}
+    forged = httpx.post(f"{base}/floor/signout", cookies=jar, follow_redirects=False)
+    assert forged.status_code == 403
+    assert httpx.get(f"{base}/floor/pit", cookies=jar).status_code == 200  # nothing changed
+
+    # A session that is not the server's (expired, forged): back to sign-in.
+    browser.delete_all_cookies()
+    browser.get(f"{base}/floor/signin")
+    browser.add_cookie(
+        {"name": "paigow_floor", "value": "eyJyIjoiZmxvb3IifQ.forged", "path": "/floor"}
+    )
+    browser.get(f"{base}/floor/pit")
+    assert browser.current_url.endswith("/floor/signin")
+
+    # A dealer key: the pit page is refused; its own table's live view is not.
+    sign_in(browser, base, tokens["dealer"])
+    wait.until(lambda d: d.current_url.endswith(f"/floor/tables/{TABLE}"))
+    browser.get(f"{base}/floor/pit")
+    assert browser.find_element(By.ID, "status").text == "403"
+    assert "the dealer role may not see this page" in browser.find_element(By.ID, "message").text
+    shot(browser, "08-dealer-refused")
+    browser.get(f"{base}/floor/tables/{TABLE}")
+    assert browser.find_elements(By.CSS_SELECTOR, "#stacks .stack")
+
+    # Another table's dealer does not see this table.
+    browser.delete_all_cookies()
+    sign_in(browser, base, tokens["other_dealer"])
+    wait.until(lambda d: d.current_url.endswith("/floor/tables/PG-9"))  # not opened: 404
+    browser.get(f"{base}/floor/tables/{TABLE}")
+    assert browser.find_element(By.ID, "status").text == "403"
+
+    # The cage has no floor page.
+    browser.delete_all_cookies()
+    sign_in(browser, base, tokens["cage"])
+    error = wait.until(lambda d: d.find_elements(By.ID, "signin-error"))
+    assert "the cage role has no floor pages" in error[0].text
