@@ -43,18 +43,18 @@ async def caller(
     """The key the request carries: its actor and role. Looked up on every request (a revoked
     key stops at once), on a worker thread since the lookup reads the database."""
     if credentials is None or not credentials.credentials:
-        await _failed(request, None)
+        await record_failure(request, None)
         raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
     key = await run_in_threadpool(_keys(request).lookup, credentials.credentials)
     if key is None:
         log.warning("unknown_api_key", method=request.method, path=request.url.path)
-        await _failed(request, credentials.credentials)
+        await record_failure(request, credentials.credentials)
         raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
     request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
     return key
 
 
-async def _failed(request: Request, token: str | None) -> None:
+async def record_failure(request: Request, token: str | None) -> None:
     """R5/R19: the failure on the system stream, when the limiter lets it through. Recording it
     never changes the answer (401): a store that cannot take it is logged, and that is all."""
     client = request.client.host if request.client is not None else None

@@ -97,3 +97,18 @@ def test_the_limiter_counts_per_address_and_forgets_nothing_within_the_window() 
     assert [limiter.failed("10.0.0.1"), limiter.failed("10.0.0.1")] == [2, None]
     assert presented_key_id("pgw_abc") == token_hash("pgw_abc")[:12]
     assert presented_key_id("Basic xyz") is None and presented_key_id(None) is None
+
+
+def test_a_floor_sign_in_with_an_unknown_key_is_a_failure_a_known_roles_is_not(api: Api) -> None:
+    from tests.integration.http.test_floor_pages import sign_in
+
+    limited(api)
+    assert sign_in(api, api.tokens["cage"]).status_code == 401  # known key, no floor pages
+    assert failures(api) == []
+    assert sign_in(api, "pgw_forged").status_code == 401
+    (failed,) = failures(api)
+    assert {k: failed[k] for k in ("route", "key_id", "failures")} == {
+        "route": "/floor/signin",
+        "key_id": token_hash("pgw_forged")[:12],
+        "failures": 1,
+    }
