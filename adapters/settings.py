@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     tz: str = "UTC"
     #: The gaming day's cut-off, HH:MM on a quarter hour.
     gaming_day_cutoff: str = "06:00"
+    #: The casino's pits for the report's roll-up (issue 18): ``main=PG-1,PG-2;high-limit=PG-9``.
+    pits: str = ""
     #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
     #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
     db_retry_s: float = Field(default=2.0, ge=0, le=600)
@@ -75,6 +77,12 @@ class Settings(BaseSettings):
     #: How long a floor page session lasts after sign-in, in minutes.
     floor_session_minutes: int = Field(default=480, ge=1, le=1440)
 
+    def pit_of(self) -> dict[str, str]:
+        """The ``pits`` setting as table -> pit (adapters/projections/rollup.py)."""
+        from adapters.projections.rollup import parse_pits
+
+        return parse_pits(self.pits)
+
     def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
         """The gaming day of the options given, each one not given from these settings."""
         from adapters.projections.gaming_day import GamingDay
@@ -85,6 +93,14 @@ class Settings(BaseSettings):
     @classmethod
     def _any_case(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
+
+    @field_validator("pits")
+    @classmethod
+    def _pits_parse(cls, value: str) -> str:
+        from adapters.projections.rollup import parse_pits
+
+        parse_pits(value)  # a ValueError names what does not parse
+        return value
 
     @field_validator("clock_step_tolerance")
     @classmethod

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from audit.books import BooksAudit
 from audit.command_rebuild import NotRederivable, command_of
 from audit.describe import Issue, context, describe, difference, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
@@ -108,6 +109,7 @@ class TableAudit:
         self.custody_ok = 0
         self.before_custody: list[int] = []
         self._repeats: dict[tuple[Any, ...], list[Any]] = {}  # difference -> first, count, last
+        self.books = BooksAudit(table_id, report)  # the gaming day's books (audit/books.py)
 
     # --- arrival, in version order -------------------------------------------------------------
 
@@ -147,6 +149,7 @@ class TableAudit:
             self._flush()
         self._reconcile(None, final=True)
         self._report_repeats()
+        self.books.finish()
 
     # --- one command -------------------------------------------------------------------------
 
@@ -163,6 +166,7 @@ class TableAudit:
             if number is not None:
                 self._suspend(number)
             return
+        self.books.apply(metas, events)
         if events[0].type == "round_started":
             self._round_started(number)
         if tainted and number is not None:

@@ -21,6 +21,9 @@ from fastapi import APIRouter, Depends, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from adapters.http.auth import require
+from adapters.http.books import chips as _chips
+from adapters.http.books import open_day as _open_day
+from adapters.http.books import slip as _slip
 from adapters.http.command_runner import CommandRunner
 from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.keys import ApiKey
@@ -28,14 +31,19 @@ from adapters.http.models import (
     TABLE_ID_PATTERN,
     AcceptBankBody,
     BetBody,
+    BuyInBody,
     ChangeRulesBody,
     ChipsBody,
+    CloseGamingDayBody,
     CommandBody,
     CommandResponse,
+    CorrectRatingBody,
+    CountBody,
     DeckBody,
     HoldDeckBody,
     InspectDeckBody,
     LoadShufflerBody,
+    OpenGamingDayBody,
     OpenTableBody,
     PlayerBody,
     ReceiveDeckBody,
@@ -46,6 +54,7 @@ from adapters.http.models import (
     SeatBody,
     SetHandBody,
     SideBetBody,
+    SlipBody,
     VoidBody,
 )
 from adapters.http.views import command_body
@@ -132,7 +141,9 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "seat_player",
         "Seat a player (seats 1..6, R-DEAL-1)",
         SeatBody,
-        lambda t, b, a, at: c.SeatPlayer(seat=b.seat, player_id=b.player_id, actor=a, at=at),
+        lambda t, b, a, at: c.SeatPlayer(
+            seat=b.seat, player_id=b.player_id, card=b.card, actor=a, at=at
+        ),
     ),
     _route(
         "/leave",
@@ -144,9 +155,16 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
     _route(
         "/buy-in",
         "buy_in",
-        "Sell chips to a seated player (cage)",
-        ChipsBody,
-        lambda t, b, a, at: c.BuyIn(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+        "Sell chips to a seated player (cage), for cash, a marker, chips or promotional chips",
+        BuyInBody,
+        lambda t, b, a, at: c.BuyIn(
+            player_id=b.player_id,
+            amount=b.amount,
+            medium=b.medium,
+            marker=b.marker,
+            actor=a,
+            at=at,
+        ),
     ),
     _route(
         "/cash-out",
@@ -154,6 +172,60 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "Cash a player's free chips out (cage)",
         ChipsBody,
         lambda t, b, a, at: c.CashOut(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    # --- the books (issue 18, R16): the gaming day, the tray, the count, ratings
+    _route(
+        "/gaming-day/open",
+        "open_gaming_day",
+        "Open a gaming day with the opener, counted with the dealer (floor)",
+        OpenGamingDayBody,
+        _open_day,
+    ),
+    _route(
+        "/gaming-day/close",
+        "close_gaming_day",
+        "Close the gaming day with the closer, counted with the dealer (floor)",
+        CloseGamingDayBody,
+        lambda t, b, a, at: c.CloseGamingDay(
+            closer=_chips(b.closer), dealer=Actor(id=b.dealer, role="dealer"), actor=a, at=at
+        ),
+    ),
+    _route(
+        "/fill",
+        "fill_tray",
+        "A fill slip: chips from the cage to the tray, between rounds",
+        SlipBody,
+        _slip(c.FillTray),
+    ),
+    _route(
+        "/credit",
+        "credit_tray",
+        "A credit slip: chips from the tray to the cage, between rounds",
+        SlipBody,
+        _slip(c.CreditTray),
+    ),
+    _route(
+        "/count",
+        "count_drop",
+        "The count team's count of a closed gaming day's drop box (count)",
+        CountBody,
+        lambda t, b, a, at: c.CountDrop(
+            gaming_day=b.gaming_day, cash=b.cash, markers=b.markers, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/ratings/correct",
+        "correct_rating",
+        "Correct a player's rating (average bet, time) with a reason (floor)",
+        CorrectRatingBody,
+        lambda t, b, a, at: c.CorrectRating(
+            player_id=b.player_id,
+            reason=b.reason,
+            average_bet=b.average_bet,
+            minutes=b.minutes,
+            actor=a,
+            at=at,
+        ),
     ),
     # --- the round
     _simple(

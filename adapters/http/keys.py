@@ -6,7 +6,8 @@ keys by. A plain hash, not a slow password hash, is enough: the token is random 
 there is nothing to guess from the hash, and every request checks a key.
 
 Roles (issue 10): ``dealer`` (round commands), ``floor`` (rules changes with a reason, voids, the
-bank's rotation, opening a table), ``cage`` (buy-in, cash-out), ``auditor`` (read and verify only).
+bank's rotation, opening a table), ``cage`` (buy-in, cash-out), ``auditor`` (read and verify only),
+``count`` (the count team: records a closed gaming day's drop, issue 18).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from sqlalchemy import (
 
 from adapters.store.failover import pooled_connection
 
-Role = Literal["dealer", "floor", "cage", "auditor"]
+Role = Literal["dealer", "floor", "cage", "auditor", "count"]
 ROLES: tuple[Role, ...] = get_args(Role)
 TOKEN_PREFIX = "pgw_"
 

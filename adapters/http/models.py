@@ -8,7 +8,8 @@ so a wrong value there comes back as a 422 naming the clause.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import date
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictInt
 
@@ -54,6 +55,9 @@ class ChangeRulesBody(_Body):
 class SeatBody(_Body):
     seat: Annotated[StrictInt, Field(ge=1, le=6)]
     player_id: PlayerId
+    card: Annotated[str, Field(pattern=ID_PATTERN)] | None = Field(
+        default=None, description="the players' club card: it opens a rating (issue 18)"
+    )
 
 
 class PlayerBody(_Body):
@@ -63,6 +67,15 @@ class PlayerBody(_Body):
 class ChipsBody(_Body):
     player_id: PlayerId
     amount: Amount
+
+
+class BuyInBody(ChipsBody):
+    """``medium``: ``cash`` and ``marker`` (with its number) are the drop, the tray gives the chips;
+    ``chips`` (from elsewhere) and ``promotional`` are no drop. Left out: recorded without a medium
+    (read as cash), as before issue 18."""
+
+    medium: Literal["cash", "marker", "chips", "promotional"] | None = None
+    marker: Annotated[str, Field(pattern=ID_PATTERN)] | None = None
 
 
 class AcceptBankBody(_Body):
@@ -111,6 +124,64 @@ class SetHandBody(_Body):
 
 class VoidBody(_Body):
     reason: Reason
+
+
+# --- the books (issue 18): the gaming day, fills and credits, the count, ratings ----------------
+
+ActorId = Annotated[str, Field(pattern=ID_PATTERN, examples=["dealer-7"])]
+#: A whole, non-negative amount of minor units (an opener or closer may hold none of a chip).
+Money = Annotated[StrictInt, Field(ge=0, le=MAX_AMOUNT, description="minor units")]
+
+
+class ChipsOut(BaseModel):
+    """Chips of one denomination (both in minor units): the profile's ``denominations`` only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    denomination: Amount
+    amount: Money
+
+
+ChipList = Annotated[list[ChipsOut], Field(max_length=20)]
+
+
+class OpenGamingDayBody(_Body):
+    """The opener, counted by the floor supervisor (the key's actor) with the ``dealer``; a table
+    never opened is opened under ``rules`` (default profile)."""
+
+    gaming_day: date
+    opener: ChipList
+    dealer: ActorId
+    rules: TableRules | None = None
+
+
+class CloseGamingDayBody(_Body):
+    closer: ChipList
+    dealer: ActorId
+
+
+class SlipBody(_Body):
+    """A fill or credit slip and its three actors: requested by the floor, issued by the cage (a
+    fill) or the dealer (a credit), received by the dealer (a fill) or the cage (a credit)."""
+
+    slip: Annotated[str, Field(pattern=ID_PATTERN, examples=["F-1001"])]
+    chips: ChipList
+    requested_by: ActorId
+    issued_by: ActorId
+    received_by: ActorId
+
+
+class CountBody(_Body):
+    gaming_day: date
+    cash: Money
+    markers: Money
+
+
+class CorrectRatingBody(_Body):
+    player_id: PlayerId
+    reason: Reason
+    average_bet: Money | None = None
+    minutes: Annotated[StrictInt, Field(ge=0, le=10**6)] | None = None
 
 
 # --- deck chain of custody (R20) ---------------------------------------------------------------
@@ -251,6 +322,9 @@ class TableOut(BaseModel):
     commission: int
     meter: int = Field(description="the progressive meter (R-VAR-6), house money set aside")
     meter_seeded: int = Field(description="what the house itself put in the meter")
+    books: str = Field(description="untracked (no opener), open or closed (issue 18)")
+    gaming_day: str | None = Field(description="the gaming day its last opener named")
+    tray: int | None = Field(description="the chips in the tray now, as the events say")
     round: RoundOut | None
 
 

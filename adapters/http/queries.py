@@ -94,6 +94,25 @@ def table_decks(request: Request, table_id: TableId) -> Any:
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
 
 
+@router.get(
+    "/tables",
+    operation_id="tables",
+    summary="Every table, open or closed, with its gaming day, House Way and status",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("tables"))],
+)
+def tables(request: Request) -> list[dict[str, Any]]:
+    """From the books projection (issue 18): ``status`` is ``open`` or ``closed`` (the gaming day's
+    closer recorded); ``gaming_day`` is null for a table opened without an opener (no books)."""
+    from adapters.projections.books import read_tables
+
+    def query(runner: Any) -> list[dict[str, Any]]:
+        with runner.db.read() as tx:
+            return read_tables(tx)
+
+    return projections_of(request).read(query)
+
+
 # --- projections: round recall and reports (adapters/projections, docs/projections.md) ----------
 
 
@@ -169,8 +188,35 @@ def round_history(
     return [r.to_dict() for r in found]
 
 
+@router.get(
+    "/players/{player_id}/ratings",
+    operation_id="player_ratings",
+    summary="A player's ratings: time, rounds, average bets, buy-ins, actual and theo win",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("player_ratings"))],
+)
+def player_ratings(
+    request: Request,
+    player_id: Annotated[str, Path(pattern=ID_PATTERN)],
+    day: Annotated[date | None, Query(description="gaming day; none: every day")] = None,
+) -> dict[str, Any]:
+    """``adapters.projections.ratings.read_ratings`` (docs/projections.md, "Player ratings"):
+    every rating of the player by start, with the floor's corrections beside the figures."""
+    from adapters.projections.ratings import read_ratings
+    from adapters.settings import load_settings
+
+    day_of = load_settings().gaming_day().day_of
+
+    def query(runner: Any) -> dict[str, Any]:
+        with runner.db.read() as tx:
+            found = read_ratings(tx, day=day, player=player_id, day_of=day_of)
+        return {"player_id": player_id, "ratings": found}
+
+    return projections_of(request).read(query)
+
+
 ReportView = Literal[
-    "accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers"
+    "accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers", "rollup"
 ]
 
 
@@ -195,7 +241,9 @@ def reports(
     views = tuple(view) if view else VIEWS
     from adapters.settings import load_settings
 
-    gaming_day = load_settings().gaming_day()
+    settings = load_settings()
+    gaming_day = settings.gaming_day()
+    pits = settings.pit_of()
 
     def query(runner: Any) -> dict[str, Any]:
         report: dict[str, Any] = build_report(
@@ -205,6 +253,7 @@ def reports(
             table_id=table_id,
             views=views,
             catch_up=False,
+            pits=pits,
         )
         return report
 

@@ -8,6 +8,9 @@ auditor only reads and verifies. Where the issue is silent (docs/http.md, "Decis
 - Seating a player and a player leaving are the dealer's (the floor may also do it).
 - Accepting or declining the bank: the dealer relays the player's answer at the table, and the
   floor handles the rotation; both may.
+- The books (issue 18): the floor opens and closes a gaming day and corrects ratings; a fill or
+  credit slip is recorded by any of its three signers (floor, cage, dealer); the count team
+  (``count``, its own role: independent of the cage that issues fills) records the count.
 - Reading the table, its events and a round's recall: every role (a dealer terminal shows the
   table; the cage checks balances). Reports: floor, cage, auditor. Verifying the chain: auditor and
   floor.
@@ -48,6 +51,13 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "settle": _DEALER,
     "close_round": _DEALER,
     "void_round": _FLOOR,
+    # --- the books (issue 18): fills and credits are recorded by any of their three signers
+    "open_gaming_day": _FLOOR,
+    "close_gaming_day": _FLOOR,
+    "fill_tray": frozenset({"floor", "cage", "dealer"}),
+    "credit_tray": frozenset({"floor", "cage", "dealer"}),
+    "count_drop": frozenset({"count"}),
+    "correct_rating": _FLOOR,
     # --- the deck chain of custody (R20): the floor's
     "receive_deck": _FLOOR,
     "inspect_deck": _FLOOR,
@@ -61,6 +71,8 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "table_events": _ALL,
     "round_recall": _ALL,
     "round_history": _ALL,
+    "tables": _ALL,
+    "player_ratings": frozenset({"floor", "cage", "auditor"}),
     "table_decks": _ALL,
     "reports": frozenset({"floor", "cage", "auditor"}),
     "audit_verify": frozenset({"auditor", "floor"}),

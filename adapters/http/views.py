@@ -160,5 +160,8 @@ def table_out(state: TableState) -> TableOut:
         commission=state.commission,
         meter=state.meter,
         meter_seeded=state.meter_seeded,
+        books=state.books,
+        gaming_day=None if state.gaming_day is None else state.gaming_day.isoformat(),
+        tray=state.tray,
         round=None if state.round is None else round_out(state.round),
     )

@@ -223,3 +223,21 @@ def hold_of(book: dict[str, Any]) -> str | None:
 
     win = book["inventory_win"] if book["inventory_win"] is not None else book["game_win"]
     return percent(win, book["drop"])
+
+
+def read_tables(tx: Tx) -> list[dict[str, Any]]:
+    """Every table (``GET /tables``): its gaming day (``None`` without books), House Way, status
+    (``open`` or ``closed``) and ``books`` (``tracked`` or ``none``), by table id."""
+    found = tx.all(
+        f"SELECT table_id, gaming_day, status, house_way FROM {tables.name} ORDER BY table_id", []
+    )
+    return [
+        {
+            "table_id": table_id,
+            "gaming_day": gaming_day or None,
+            "house_way": house_way,
+            "status": status,
+            "books": "tracked" if gaming_day else "none",
+        }
+        for table_id, gaming_day, status, house_way in found
+    ]

@@ -32,6 +32,7 @@ from adapters.projections.accounting import AccountingProjection
 from adapters.projections.bankroll import BankrollProjection
 from adapters.projections.books import BooksProjection
 from adapters.projections.db import Database, Tx, engine_of
+from adapters.projections.ratings import RatingsProjection
 from adapters.projections.rotation import RotationProjection
 from adapters.projections.rounds import RoundsProjection
 from adapters.projections.schema import projection_checkpoints
@@ -61,6 +62,7 @@ def all_projections() -> list[Projection]:
         RoundsProjection(),
         AccountingProjection(),
         BooksProjection(),
+        RatingsProjection(),
     ]
 
 

@@ -222,4 +222,42 @@ books_days = Table(
     Column("counted", Boolean, nullable=False, default=False),
 )
 
+#: Player ratings (issue 18, ``ratings.py``; migration ``0007_ratings``): one row per sitting of a
+#: carded player at a table (``seq`` counts the player's sittings there).
+ratings = Table(
+    "proj_ratings",
+    metadata,
+    Column("table_id", String(ID), primary_key=True),
+    Column("player_id", String(ID), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("card", String(ID), nullable=False, default=""),
+    Column("seat", Integer, nullable=False, default=0),
+    Column("gaming_day", String(10), nullable=False, default=""),
+    Column("status", String(10), nullable=False, default="open"),
+    Column("started_at", String(TIME), nullable=False, default=""),
+    Column("ended_at", String(TIME), nullable=False, default=""),
+    _count("rounds"),
+    _count("main_bets"),
+    _money("main_wagered"),
+    _count("side_bets"),
+    _money("side_wagered"),
+    *(_money(name) for name in ("cash", "markers", "chips_in", "promotional", "cashed_out")),
+    _money("result"),
+    _money("theo_micro"),
+    Column("edges_version", String(40), nullable=False, default=""),
+    Column("corrected_average_bet", BigInteger, nullable=True),
+    Column("corrected_minutes", Integer, nullable=True),
+    Column("correction_reason", String(500), nullable=True),
+    _count("corrections"),
+)
+#: Per table: its rules (JSON, for the edges), its books' gaming day, the ratings open there.
+rating_tables = Table(
+    "proj_rating_tables",
+    metadata,
+    Column("table_id", String(ID), primary_key=True),
+    Column("rules", Text, nullable=False, default="{}"),
+    Column("gaming_day", String(10), nullable=False, default=""),
+    Column("open_ratings", Text, nullable=False, default="{}"),  # open and last seq per player
+)
+
 PROJECTION_TABLES = tuple(metadata.tables)

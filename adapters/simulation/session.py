@@ -4,7 +4,10 @@ A round is: top-ups at the cage, the round's start, the bank offers and answers 
 rotating``), main wagers, Fortune bets, closing bets, the electronic deal and dice (the service
 draws them from its source when their turn comes, R-DEAL-4), every player's setting, the banker's
 hand by the House Way (R-HW-1), settlement with commission (R-PAY-2, R-BANK-4), the side bets and
-Envy (R-VAR-2..3), and the round's close. ``play_rounds`` sends K whole rounds as ONE batch
+Envy (R-VAR-2..3), and the round's close. A session is a whole gaming day (issue 18): the table
+opens with an opener, players buy in for cash and markers, the tray is filled and credited
+between rounds (``adapters/simulation/books.py``), and ``close_day`` has the players leave, counts
+the closer and records the count. ``play_rounds`` sends K whole rounds as ONE batch
 (``TableService.execute_batch``): one transaction and one fsync for the K rounds (group commit),
 still one signed checkpoint at each round's end; every event keeps its own command's id.
 
@@ -18,13 +21,15 @@ record exactly the events of K batches of one round.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from adapters.batches import BatchItem, Deferred, ElectronicDeal, ElectronicDice
 from adapters.service import TableService
+from adapters.simulation import books
+from adapters.simulation.books import CAGE, COUNT, DEALER, FLOOR, TrayLevels
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.hands import tables_for
@@ -32,13 +37,10 @@ from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
 from table_core.ports import RecordedEvent
 from table_core.rules import HouseRules, TableLimits, TableRules
 from table_core.side_bets import SideBetRules
-from table_core.table import TableState
+from table_core.table import TableState, TrayShort
 
 Banking = Literal["dealer", "rotating"]
-
-DEALER = Actor(id="sim-dealer", role="dealer")
-FLOOR = Actor(id="sim-floor", role="floor")
-CAGE = Actor(id="sim-cage", role="cage")
+__all__ = ["CAGE", "DEALER", "FLOOR", "STRATEGIES", "Session", "SessionSettings"]
 NAMES = ("ana", "ben", "chloe", "dev", "emma", "farid")
 
 #: Player strategies: ``house_way`` asks the dealer for the table's House Way (R-SET-2's
@@ -97,6 +99,7 @@ class SessionSettings:
             limits=limits,
             side_bets=side_bets,
             side_bet_limits=side_limits,
+            denominations=books.DENOMINATIONS,
         )
 
 
@@ -105,13 +108,17 @@ class Session:
     """One simulated table: ``open()`` seats and buys in, ``play_rounds()`` plays K rounds a batch.
 
     Command ids are ``<table>:<round>:<what>``, so a batch retried after a crash is answered by
-    the store instead of being played twice."""
+    the store instead of being played twice. ``gaming_day`` is the day the opener names (default:
+    the UTC date of the service's clock, less a 06:00 cut-off); ``drop`` sums the cash and marker
+    buy-ins recorded, which the count finds in the drop box."""
 
     service: TableService
     table_id: str
     settings: SessionSettings
     decide_bank: Callable[[], bool] = field(default=lambda: True)
     players: list[tuple[int, str, Actor]] = field(default_factory=list)
+    gaming_day: date | None = None
+    drop: dict[str, int] = field(default_factory=lambda: {"cash": 0, "marker": 0})
 
     def __post_init__(self) -> None:
         names = [
@@ -124,29 +131,105 @@ class Session:
         accept = self.settings.bank_accept
         self.decide_bank = lambda: strategy.random() < accept
         self._tables = tables_for("second")
+        settings = self.settings
+        self.levels = TrayLevels.of(
+            settings.players,
+            settings.wager,
+            settings.side_wager,
+            settings.buy_in,
+            settings.fortune,
+        )
 
     # --- opening ---------------------------------------------------------------------------------
 
     def open(self) -> TableState:
-        """Open the table, seat the players and buy in: one batch."""
+        return self.open_recorded()[0]
+
+    def open_recorded(self) -> tuple[TableState, list[RecordedEvent]]:
+        """Open the gaming day with the opener, seat the carded players and buy them in (odd
+        seats for cash, even seats for a marker; a fill first when the tray runs short): one
+        batch."""
         at = self.service.now
-        rules = self.settings.rules()
-        opened = c.OpenTable(table_id=self.table_id, rules=rules, actor=FLOOR, at=at())
-        items: list[BatchItem] = [(opened, f"{self.table_id}:open")]
+        day = self.gaming_day or (at() - timedelta(hours=6)).date()
+        opened = c.OpenGamingDay(
+            gaming_day=day,
+            opener=self.levels.opener(),
+            dealer=DEALER,
+            table_id=self.table_id,
+            rules=self.settings.rules(),
+            actor=FLOOR,
+            at=at(),
+        )
+        items: list[BatchItem] = [(opened, f"{self.table_id}:open"), *self._deck_in_use()]
+        amount = self.settings.buy_in
+        # Every command after the opener is stamped when its turn comes: a fill (deferred) and the
+        # commands around it keep their times in order (R4: a batch's times never go back).
         for seat, player, actor in self.players:
-            items.append(
-                (
-                    c.SeatPlayer(seat=seat, player_id=player, actor=actor, at=at()),
-                    f"{self.table_id}:seat:{seat}",
-                )
+            card = f"CARD-{player}"
+            seated = self._stamped(
+                _at_turn(c.SeatPlayer, seat=seat, player_id=player, card=card, actor=actor)
             )
-            items.append(
-                (
-                    c.BuyIn(player_id=player, amount=self.settings.buy_in, actor=CAGE, at=at()),
-                    f"{self.table_id}:buy-in:{player}:0",
-                )
+            items.append((seated, f"{self.table_id}:seat:{seat}"))
+            fill = books.fill_for(self.levels, f"F-0-{seat}", 1, amount, player, at)
+            items.append((Deferred(fill), f"{self.table_id}:fill:{player}:0"))
+            marker = f"M-{self.table_id}-{seat}" if seat % 2 == 0 else None
+            bought = self._stamped(
+                _at_turn(books.buy_in, player=player, amount=amount, marker=marker)
             )
-        return self.service.execute_batch(self.table_id, items)[-1].state
+            items.append((bought, f"{self.table_id}:buy-in:{player}:0"))
+        results = self.service.execute_batch(self.table_id, items)
+        events = [e for r in results for e in r.events]
+        self._count_drop(events)
+        return results[-1].state, events
+
+    def _deck_in_use(self) -> list[BatchItem]:
+        """The day's deck into custody (R20): received with its seal, inspected (53 cards), taken
+        by the shuffler and put in use, so every round names the deck it was dealt from."""
+        deck = f"{self.table_id}-DECK-1"
+        steps: list[tuple[str, Callable[[datetime], c.Command]]] = [
+            ("receive", _at_turn(c.ReceiveDeck, deck_id=deck, seal=f"SEAL-{deck}", actor=FLOOR)),
+            (
+                "inspect",
+                _at_turn(
+                    c.InspectDeck, deck_id=deck, card_count=53, inspector=FLOOR.id, actor=FLOOR
+                ),
+            ),
+            (
+                "load",
+                lambda at: c.LoadShuffler(
+                    deck_id=deck, shuffler_serial="SHUFFLER-1", received_at=at, actor=FLOOR, at=at
+                ),
+            ),
+            ("use", _at_turn(c.PutDeckInUse, deck_id=deck, actor=FLOOR)),
+        ]
+        return [(self._stamped(make), f"{self.table_id}:deck:{step}") for step, make in steps]
+
+    def close_day(self, state: TableState) -> tuple[TableState, list[RecordedEvent]]:
+        """The players leave (their chips cashed out), the closer is counted from the tray, and
+        the count team records the drop box: one batch."""
+        now = self.service.now
+        key = f"{self.table_id}:close"
+        items: list[BatchItem] = []
+        for _, player, actor in self.players:
+            if player in state.balances:
+                leave = self._stamped(_at_turn(c.LeaveSeat, player_id=player, actor=actor))
+                items.append((leave, f"{key}:leave:{player}"))
+        items.append((Deferred(books.closer(now)), f"{key}:closer"))
+        day = self.gaming_day or (now() - timedelta(hours=6)).date()
+        cash, markers = self.drop["cash"], self.drop["marker"]
+        count = self._stamped(
+            lambda at: c.CountDrop(gaming_day=day, cash=cash, markers=markers, actor=COUNT, at=at)
+        )
+        items.append((count, f"{key}:count"))
+        results = self.service.execute_batch(self.table_id, items)
+        return results[-1].state, [e for r in results for e in r.events]
+
+    def _count_drop(self, events: Iterable[RecordedEvent]) -> None:
+        for event in events:
+            if event.type == "chips_bought_in":
+                medium, amount = event.payload.get("medium"), event.payload["amount"]
+                if isinstance(medium, str) and medium in self.drop and isinstance(amount, int):
+                    self.drop[medium] += amount
 
     # --- a round ---------------------------------------------------------------------------------
 
@@ -156,17 +239,24 @@ class Session:
         only its number from ``state``: its top-ups too are decided when their turn comes. Each
         command is stamped when its turn comes, so the round's times follow its order."""
         settings = self.settings
-        key = f"{self.table_id}:{state.last_round + 1 + later}"
-        items: list[BatchItem] = []
+        number = state.last_round + 1 + later
+        key = f"{self.table_id}:{number}"
+        now = self.service.now
         need = settings.wager + (settings.side_wager if settings.fortune else 0)
         buy_in = settings.buy_in
-        for _, player, _ in self.players:
-            if later:  # the rounds before it in the batch move the balances: decided at its turn
-                items.append(
-                    (Deferred(self._top_up(player, need, buy_in)), f"{key}:buy-in:{player}")
-                )
-            elif state.balances.get(player, 0) < need:  # broke: back to the cage
-                items.append((self._stamped(_buy_in(player, buy_in)), f"{key}:buy-in:{player}"))
+        # Between rounds the tray is kept between its marks (a fill or a credit, issue 18),
+        # counting the chips the round's top-ups will take from it.
+        names = [player for _, player, _ in self.players]
+
+        def top_ups(state: TableState) -> int:
+            return buy_in * sum(1 for p in names if state.balances.get(p, 0) < need)
+
+        keeper = books.keeper(self.levels, number, now, top_ups)
+        items: list[BatchItem] = [(Deferred(keeper), f"{key}:tray")]
+        for player in names:
+            # A player who cannot cover the round buys in again at its turn (the rounds before
+            # it in the batch move the balances).
+            items.append((Deferred(self._top_up(player, need, buy_in)), f"{key}:buy-in:{player}"))
         items.append((self._stamped(lambda at: c.StartRound(actor=DEALER, at=at)), f"{key}:start"))
         if settings.banking == "rotating":
             # Offers pass down the table (R-BANK-1): at most one answer per seat.
@@ -184,7 +274,6 @@ class Session:
         if settings.player_strategy != "dealer":
             for seat, player, actor in self.players:
                 items.append((Deferred(self._set_hand(seat, player, actor)), f"{key}:hand:{seat}"))
-        now = self.service.now
         for make, what in (
             (lambda: c.SetBankerHand(actor=DEALER, at=now()), "banker-hand"),
             (lambda: c.Settle(actor=DEALER, at=now()), "settle"),
@@ -211,19 +300,34 @@ class Session:
         items = self.round_items(state)
         for later in range(1, rounds):
             items += self.round_items(state, later)
-        results = self.service.execute_batch(self.table_id, items)
-        return results[-1].state, [e for r in results for e in r.events]
+        try:
+            results = self.service.execute_batch(self.table_id, items)
+        except TrayShort as short:
+            # A round would pay more than the tray holds (the core refuses it: a fill must come
+            # first). Nothing of the batch was written: fill, then play the rounds again.
+            # The tray's target rises to what that round needs, so no credit takes it back.
+            number = state.last_round + 1
+            self.levels = self.levels.raised(short.needs)
+            amount = self.levels.target - short.holds
+            filled = books.fill(f"F-{number}-short", amount, self.service.now())
+            refill = self.service.execute(self.table_id, filled, f"{self.table_id}:{number}:short")
+            state, events = self.play_rounds(refill.state, rounds)
+            return state, [*refill.events, *events]
+        events = [e for r in results for e in r.events]
+        self._count_drop(events)
+        return results[-1].state, events
 
     # --- what the players do ------------------------------------------------------------------
 
     def _top_up(
         self, player: str, need: int, amount: int
     ) -> Callable[[TableState], c.Command | None]:
-        make = _buy_in(player, amount)
         now = self.service.now
 
         def build(state: TableState) -> c.Command | None:
-            return make(now()) if state.balances.get(player, 0) < need else None
+            if state.balances.get(player, 0) >= need:
+                return None
+            return books.buy_in(player, amount, now())  # back to the cage: for cash
 
         return build
 
@@ -291,11 +395,13 @@ class Session:
         return build
 
 
-def _buy_in(player: str, amount: int) -> Callable[[datetime], c.Command]:
-    def make(at: datetime) -> c.Command:
-        return c.BuyIn(player_id=player, amount=amount, actor=CAGE, at=at)
+def _at_turn(make: Callable[..., c.Command], **fields: object) -> Callable[[datetime], c.Command]:
+    """``make(**fields, at=…)`` at the time its turn comes in a batch."""
 
-    return make
+    def build(at: datetime) -> c.Command:
+        return make(at=at, **fields)
+
+    return build
 
 
 def _while_live(

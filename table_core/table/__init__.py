@@ -62,7 +62,7 @@ from table_core.table.custody import (
 )
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
-from table_core.table.guards import NotAllowed, WrongState
+from table_core.table.guards import NotAllowed, TrayShort, WrongState
 from table_core.table.inventory import DECIDERS as BOOKS_DECIDERS
 from table_core.table.seating import (
     buy_in,
@@ -82,6 +82,7 @@ __all__ = [
     "DomainError",
     "NotAllowed",
     "TableState",
+    "TrayShort",
     "WrongState",
     "decide",
     "evolve",

@@ -111,10 +111,22 @@ def envelope(state: TableState, cmd: Command) -> dict[str, Any]:
     return env
 
 
+class TrayShort(DomainError):
+    """The tray cannot give what a command needs (issue 18): ``holds`` and ``needs`` say by how
+    much, so a caller knows the fill that must come first."""
+
+    def __init__(self, message: str, holds: int, needs: int) -> None:
+        super().__init__(message)
+        self.holds = holds
+        self.needs = needs
+
+
 def require_tray_covers(state: TableState, out: int, what: str) -> None:
     """The tray can give ``out`` chips (issue 18; a table without books has no tray to check)."""
     tray = state.tray
     if tray is not None and out > tray:
-        raise DomainError(
-            f"the tray of table {state.table_id} holds {tray}, {what} needs {out}: fill it first"
+        raise TrayShort(
+            f"the tray of table {state.table_id} holds {tray}, {what} needs {out}: fill it first",
+            tray,
+            out,
         )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.held_tables import table_events
+from adapters.projections.accounting import percent
 from adapters.store import open_store
 from table_core.events import (
     BankAccepted,
@@ -75,9 +76,10 @@ def _recomputed(recorded: list[Any]) -> dict[str, Any]:
         "rounds": closed,
         "voided_rounds": voided,
         "events": len(recorded),
-        "house_win": house,
+        "house_win": house + commission,  # the house's whole result, as the report's total win
+        "total_win": house + commission,
         "commission": commission,
-        "handle": main + side,
+        "handle": main,  # the report's handle: the players' main wagers (issue 18)
         "main_handle": main,
         "side_handle": side,
         "player_wagers": wagers,
@@ -95,15 +97,18 @@ def test_simulate_persists_a_session_whose_summary_the_events_prove(
     expected = _recomputed(recorded)
     assert {key: figures[key] for key in expected} == expected
     assert sum(expected["player_wagers"].values()) == 50 * 6
-    assert figures["hold_pct"] == round(
-        100 * (expected["house_win"] + expected["commission"]) / expected["handle"], 4
-    )
+    # hold % = inventory win / drop (issue 18): every buy-in recorded, so the inventory win is
+    # the game win, and the drop is the six buy-ins the count found.
+    assert figures["drop"] == figures["drop_counted"] == figures["cash"] + figures["markers"]
+    assert figures["inventory_win"] == figures["game_win"] == expected["total_win"]
+    assert figures["hold_pct"] == percent(expected["total_win"], figures["drop"])
     # One batch a round: every event of a round in one transaction, one checkpoint at its end.
     store = open_store(f"sqlite:///{tmp_path / 'paigow.db'}")
     try:
         assert store.verify().ok
         closes = [e.position for e in recorded if e.type == "round_closed"]
         assert [c.position for c in store.checkpoints()][-50:] == closes
+        assert recorded[-1].type == "drop_counted"  # the gaming day closed and counted
     finally:
         store.close()
     checked = paigow("db", "verify")
@@ -210,3 +215,50 @@ def test_a_database_created_by_db_upgrade_gets_its_signing_key_on_first_use(
     assert (tmp_path / "casino.db.signing-key.pub").exists()
     verified = paigow("db", "verify", "--db", db)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_simulate_and_report_give_the_same_books_in_the_same_words(paigow: Run) -> None:
+    """Issue 18: the summary's figures are the report's, key for key, for the same session; the
+    gaming day is opened, filled, closed and counted; the human summary uses the report's
+    headers."""
+    figures = _simulate(paigow, "--rounds", "120", "--fortune", "--seed", "1")
+    report = paigow("report", "--day", figures["gaming_day"], "--format", "json")
+    assert report.returncode == 0, report.stderr
+    (row,) = json.loads(report.stdout)["accounting"]
+    shared = [
+        "handle", "drop", "main_result", "commission", "win", "hold_pct", "side_bets",
+        "side_handle", "side_result", "envy_paid", "side_win", "side_hold_pct", "total_win",
+        "hands", "pushes", "push_rate_pct", "opener", "fills", "credits", "closer",
+        "closer_variance", "drop_recorded", "drop_counted", "cash", "markers", "inventory_win",
+        "game_win", "win_variance",
+    ]  # fmt: skip
+    assert {k: figures[k] for k in shared} == {k: row[k] for k in shared}
+    assert (row["rounds_played"], row["books"]) == (figures["rounds"], "counted")
+    assert figures["fills"] > 0 and figures["credits"] > 0  # the tray kept between its marks
+    assert figures["win_variance"] == 0 and figures["closer_variance"] == 0
+    human = paigow("simulate", "--rounds", "5", "--seed", "5", "--db", "sqlite:///h.db")
+    words = [line.split("  ")[0] for line in human.stdout.splitlines()]
+    for header in (
+        "handle",
+        "drop",
+        "win",
+        "hold %",
+        "commission",
+        "side handle",
+        "side win",
+        "total win",
+        "opener",
+        "fills",
+        "credits",
+        "closer",
+        "inventory win",
+    ):
+        assert header in words, header  # fmt: skip
+    assert "house win (main + side)" not in human.stdout
+    rated = paigow("ratings", "--player", "ana-SIM-1", "--day", figures["gaming_day"],
+                   "--format", "json")  # fmt: skip
+    assert rated.returncode == 0, rated.stderr
+    (rating,) = json.loads(rated.stdout)["ratings"]
+    assert (rating["rounds"], rating["average_bet"], rating["status"]) == (120, 1_000, "closed")
+    assert rating["cash"] == 900_000 and rating["theo_win"] > 0
+    assert paigow("ratings", "--day", "someday").returncode == 2

@@ -154,11 +154,16 @@ def run_verify(args: argparse.Namespace) -> int:
     else:
         for finding in report.findings:
             out.write(f"{finding}\n")
+        from adapters.cli.render import money as amount
+
         for money in report.money:
+            # Money as money, and each word in its casino meaning (issue 18): the chips still in
+            # the players' hands are no "hold" (a hold is a win over a drop).
             out.write(
                 f"money: table {money.table_id}: {len(money.players)} players bought in "
-                f"{money.bought_in}, cashed out {money.cashed_out}, hold {money.balances}; the "
-                f"house's result {money.house_result}, commission {money.commission}\n"
+                f"{amount(money.bought_in)}, cashed out {amount(money.cashed_out)}, still in "
+                f"players' hands {amount(money.balances)}; the house's result "
+                f"{amount(money.house_result)}, commission {amount(money.commission)}\n"
             )
         out.write(report.summary() + "\n")
     return 0 if report.ok else 1

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-ROLES = ("dealer", "floor", "cage", "auditor")
+ROLES = ("dealer", "floor", "cage", "auditor", "count")
 
 
 def register(subparsers: Any) -> None:

@@ -36,6 +36,7 @@ VIEW_CHOICES = (
     "rotation",
     "eligibility",
     "offers",
+    "rollup",
 )
 
 
@@ -84,12 +85,17 @@ def run_report(args: argparse.Namespace) -> int:
     from adapters.projections.reports import VIEWS, build_report
     from adapters.settings import load_settings
 
-    gaming_day = load_settings().gaming_day(args.tz, args.cutoff)
+    settings = load_settings()
+    gaming_day = settings.gaming_day(args.tz, args.cutoff)
     day = _day(args.day, gaming_day)
     view = args.view or ("accounting" if args.format == "csv" else "all")
     if args.format == "csv" and view == "all":
         raise DomainError("CSV holds one view: choose one with --view")
     views = VIEWS if view == "all" else (view,)
+    try:
+        pits = settings.pit_of()
+    except ValueError as error:
+        raise DomainError(f"PAIGOW_PITS: {error}") from None
     with opened(_url(args.db), create=False) as store:
         runner = ProjectionRunner(store)
         progress = Progress(runner.head(), "projections")
@@ -99,7 +105,13 @@ def run_report(args: argparse.Namespace) -> int:
             runner.catch_up(progress.update)
         progress.close()
         report = build_report(
-            runner, gaming_day, day=day, table_id=args.table, views=views, catch_up=False
+            runner,
+            gaming_day,
+            day=day,
+            table_id=args.table,
+            views=views,
+            catch_up=False,
+            pits=pits,
         )
     sys.stdout.write(render(report, views, args.format))
     return 0
@@ -217,6 +229,25 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
             ("meter", "meter", money),
             ("seeded", "meter_seeded", money),
             ("rounds", "rounds_settled", str),
+        ],
+    ),
+    "rollup": (
+        "Roll-up: tables, pits, casino (day, month-to-date, year-to-date)",
+        3,
+        [
+            ("level", "level", plain),
+            ("name", "name", plain),
+            ("period", "period", plain),
+            ("from", "from_day", plain),
+            ("tables", "tables", str),
+            ("drop", "drop", money),
+            ("handle", "handle", money),
+            ("side handle", "side_handle", money),
+            ("win", "win", signed_money),
+            ("hold %", "hold_pct", pct),
+            ("game win", "game_win", signed_money),
+            ("stat. hold %", "statistical_hold_pct", pct),
+            ("theo hold %", "theoretical_hold_pct", pct),
         ],
     ),
     "rotation": (

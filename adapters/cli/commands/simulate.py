@@ -101,12 +101,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         service.start()
         table_id = _new_table_id(store)
-        session = Session(service, table_id, settings)
+        session = Session(service, table_id, settings, gaming_day=_gaming_day(service))
         tally = Tally()
         quiet_collector()  # before the clock starts: its one full collection is not a round's
         started = time.perf_counter()
-        state = session.open()
-        tally.events = state.version
+        state, opening = session.open_recorded()
+        tally.add(opening)
         progress = Progress(args.rounds, f"simulate {table_id}")
         if args.quiet:
             progress.enabled = False
@@ -118,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
             done += batch
             progress.update(done)
         progress.close()
+        state, closing = session.close_day(state)
+        tally.add(closing)
         elapsed = time.perf_counter() - started
         service.stop()
     finally:
@@ -130,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         "players": settings.players,
         "fortune": settings.fortune,
         "seed": settings.seed,
+        "gaming_day": session.gaming_day.isoformat() if session.gaming_day else None,
         **tally.figures(),
         "seconds": round(elapsed, 3),
         "rounds_per_s": round(args.rounds / elapsed, 1) if elapsed else 0.0,
@@ -175,6 +178,14 @@ def _wire(args: argparse.Namespace) -> Any:
     )
 
 
+def _gaming_day(service: Any) -> Any:
+    """The gaming day the run's opener names: the one ``paigow report`` files its rounds under
+    (the ``tz`` and ``gaming_day_cutoff`` settings, at the service's clock)."""
+    from adapters.settings import load_settings
+
+    return load_settings().gaming_day().day_of(service.now())
+
+
 def _new_table_id(store: Any) -> str:
     """The first ``SIM-n`` with no events: each run is a new table in the same casino log."""
     number = 1
@@ -197,36 +208,54 @@ def _fast_sync(store: Any) -> None:
     engine.dispose()  # connections opened before take the setting on reconnect
 
 
-def _money(minor: int) -> str:
+def _money(minor: int | None) -> str:
+    if minor is None:
+        return "-"
     sign = "-" if minor < 0 else ""
     return f"{sign}{abs(minor) // 100:,}.{abs(minor) % 100:02d}"
 
 
+def _pct(value: str | None) -> str:
+    return "-" if value is None else f"{value} %"
+
+
 def _table(f: dict[str, Any]) -> str:
+    """The summary in ``paigow report``'s words (its accounting view's headers), then the run's."""
     freq = f["player_frequencies"]
     counts = f["player_wagers"]
+    rounds = f"{f['rounds']:,}" + (f" (+{f['voided_rounds']} voided)" if f["voided_rounds"] else "")
     rows = [
         ("table", f"{f['table_id']} on {f['database']}"),
+        ("gaming day", str(f["gaming_day"])),
         (
             "rules",
             f"House Way {f['house_way']}, {f['banking']} banking, {f['players']} players"
             + (", Fortune + Envy" if f["fortune"] else ""),
         ),
-        (
-            "rounds",
-            f"{f['rounds']:,}" + (f" (+{f['voided_rounds']} voided)" if f["voided_rounds"] else ""),
-        ),
-        ("events written", f"{f['events']:,}"),
-        ("handle (main + side)", _money(f["handle"])),
-        ("house win (main + side)", _money(f["house_win"])),
+        ("rounds", rounds),
+        ("hands", f"{f['hands']:,}"),
+        ("push %", _pct(f["push_rate_pct"])),
+        ("handle", _money(f["handle"])),
+        ("drop", f"{_money(f['drop'])} (cash {_money(f['cash'])}, markers "
+                 f"{_money(f['markers'])})"),
+        ("win", _money(f["win"])),
+        ("hold %", _pct(f["hold_pct"])),
         ("commission", _money(f["commission"])),
-        ("hold (all bets)", f"{f['hold_pct']:.3f} %"),
+        ("side handle", _money(f["side_handle"])),
+        ("side win", _money(f["side_win"])),
+        ("total win", _money(f["total_win"])),
+        ("opener", _money(f["opener"])),
+        ("fills", _money(f["fills"])),
+        ("credits", _money(f["credits"])),
+        ("closer", _money(f["closer"])),
+        ("inventory win", _money(f["inventory_win"])),
         ("players win", f"{freq['win']:.2%} ({counts['win']:,} wagers)"),
         ("players push", f"{freq['push']:.2%} ({counts['push']:,})"),
         ("players lose", f"{freq['loss']:.2%} ({counts['loss']:,})"),
         ("player-banker rounds", f"{f['player_banks']:,}"),
+        ("events written", f"{f['events']:,}"),
         ("time", f"{f['seconds']:.2f} s"),
         ("rounds/s", f"{f['rounds_per_s']:,.0f}"),
-    ]
+    ]  # fmt: skip
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)

@@ -60,7 +60,7 @@ def server(tmp_path: Path, paigow: Run) -> Iterator[Server]:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for role in ("dealer", "cage", "auditor")
+        for role in ("dealer", "cage", "auditor", "count")
     }
     for role, process in creating.items():
         out, err = process.communicate(timeout=60)
@@ -169,5 +169,72 @@ def test_a_full_round_over_http_then_recall_and_audit(server: Server) -> None:
         kinds = [e.type for e in store.read_stream("system")]
     finally:
         store.close()
-    # R5/R19: the four keys made with `paigow keys create` before the server started
-    assert kinds == ["api_key_created"] * 4 + ["service_started", "store_opened", "service_stopped"]
+    # R5/R19: the five keys made with `paigow keys create` before the server started
+    assert kinds == ["api_key_created"] * 5 + ["service_started", "store_opened", "service_stopped"]
+
+
+def test_a_gaming_day_over_http_books_ratings_and_tables(server: Server) -> None:
+    """Issue 18 (R16): open with an opener, carded players buy in for cash and a marker, a fill,
+    a round, a refused credit, the closer, the count; then the report's books, the ratings and
+    every table, all over real HTTP."""
+    base, tokens = server.base, server.tokens
+    n = iter(range(1, 100))
+
+    def send(role: str, path: str, body: dict | None = None) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {tokens[role]}", "Idempotency-Key": f"day-{next(n)}"}
+        return httpx.post(f"{base}/tables/PG-9{path}", json=body, headers=headers)
+
+    def post(role: str, path: str, body: dict | None = None) -> dict:
+        response = send(role, path, body)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def get(role: str, path: str) -> dict:
+        response = httpx.get(f"{base}{path}", headers={"Authorization": f"Bearer {tokens[role]}"})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    chips = [{"denomination": 2_500, "amount": 50_000}]
+    post("floor", "/gaming-day/open", {"gaming_day": "2026-12-01", "opener": chips,
+                                       "dealer": "dealer-e2e"})  # fmt: skip
+    post("dealer", "/seat", {"seat": 1, "player_id": "ana", "card": "CLUB-1"})
+    post("dealer", "/seat", {"seat": 2, "player_id": "bo"})
+    post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000, "medium": "cash"})
+    post("cage", "/buy-in", {"player_id": "bo", "amount": 20_000, "medium": "marker",
+                             "marker": "M-77"})  # fmt: skip
+    slip = {"requested_by": "floor-e2e", "issued_by": "cage-e2e", "received_by": "dealer-e2e"}
+    post("cage", "/fill", {"slip": "F-1", "chips": chips, **slip})
+    for path, body in [("/round/start", None),
+                       ("/round/bet", {"player_id": "ana", "amount": 2_500}),
+                       ("/round/bet", {"player_id": "bo", "amount": 1_000}),
+                       ("/round/close-bets", None), ("/round/deal", None), ("/round/dice", None),
+                       ("/round/hand", {"player_id": "ana"}), ("/round/hand", {"player_id": "bo"}),
+                       ("/round/banker-hand", None), ("/round/settle", None),
+                       ("/round/close", None)]:  # fmt: skip
+        post("dealer", path, body)
+    table = get("cage", "/tables/PG-9")
+    tray = table["tray"]  # opener - chips sold + fill + the house's result and commission
+    assert tray == 50_000 - 40_000 + 50_000 + table["house_result"] + table["commission"]
+    refused = send("dealer", "/credit", {"slip": "C-1", "chips": [{"denomination": 2_500,
+                   "amount": 1_000_000}], "requested_by": "floor-e2e", "issued_by": "dealer-e2e",
+                   "received_by": "cage-e2e"})  # fmt: skip
+    assert refused.status_code == 422 and "fill it first" in refused.json()["message"]
+    closer = [{"denomination": 100, "amount": tray - tray % 100}]
+    post("floor", "/gaming-day/close", {"closer": closer, "dealer": "dealer-e2e"})
+    post("count", "/count", {"gaming_day": "2026-12-01", "cash": 20_000, "markers": 20_000})
+
+    (row,) = get("auditor", "/reports?day=2026-12-01&view=accounting&table_id=PG-9")["accounting"]
+    assert (row["books"], row["drop"], row["cash"], row["markers"]) == (
+        "counted",
+        40_000,
+        20_000,
+        20_000,
+    )
+    assert row["inventory_win"] == row["game_win"] + row["closer_variance"]
+    assert row["closer_variance"] == -(tray % 100)
+    (rating,) = get("floor", "/players/ana/ratings")["ratings"]
+    assert (rating["card"], rating["rounds"], rating["average_bet"]) == ("CLUB-1", 1, 2_500)
+    assert get("floor", "/players/bo/ratings")["ratings"] == []  # bo has no club card
+    tables = {t["table_id"]: t for t in get("count", "/tables")}
+    assert tables["PG-9"] == {"table_id": "PG-9", "gaming_day": "2026-12-01", "house_way": "fr",
+                              "status": "closed", "books": "tracked"}  # fmt: skip

@@ -25,7 +25,7 @@ from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
-ROLES = ("dealer", "floor", "cage", "auditor")
+ROLES = ("dealer", "floor", "cage", "auditor", "count")
 TABLE = "PG-1"
 
 

@@ -27,7 +27,7 @@ def test_every_command_documents_its_key_header_and_errors(api: Api) -> None:
         for m, op in item.items()
         if m == "post" and path.startswith("/tables/")
     ]
-    assert len(commands) == 28  # 21 + the seven deck custody commands (R20)
+    assert len(commands) == 34  # 21 + six books commands (issue 18) + seven deck custody (R20)
     for operation in commands:
         headers = [p["name"] for p in operation["parameters"] if p["in"] == "header"]
         assert headers == ["Idempotency-Key"], operation["operationId"]

@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 
 from tests.integration.http.conftest import ROLES, TABLE, Api, open_table
 
-D, F, C, A = "dealer", "floor", "cage", "auditor"
+D, F, C, A, N = "dealer", "floor", "cage", "auditor", "count"
 
 EXPECTED: dict[str, set[str]] = {
     "open_table": {F},
@@ -34,6 +34,13 @@ EXPECTED: dict[str, set[str]] = {
     "settle": {D},
     "close_round": {D},
     "void_round": {F},
+    "open_gaming_day": {F},
+    "close_gaming_day": {F},
+    "fill_tray": {F, C, D},
+    "credit_tray": {F, C, D},
+    "count_drop": {N},
+    "correct_rating": {F},
+    "tables": {D, F, C, A, N},
     "receive_deck": {F},
     "inspect_deck": {F},
     "load_shuffler": {F},
@@ -41,12 +48,13 @@ EXPECTED: dict[str, set[str]] = {
     "retire_deck": {F},
     "hold_deck": {F},
     "release_deck": {F},
-    "table_state": {D, F, C, A},
-    "table_events": {D, F, C, A},
-    "round_recall": {D, F, C, A},
-    "round_history": {D, F, C, A},
-    "table_decks": {D, F, C, A},
+    "table_state": {D, F, C, A, N},
+    "table_events": {D, F, C, A, N},
+    "round_recall": {D, F, C, A, N},
+    "round_history": {D, F, C, A, N},
+    "table_decks": {D, F, C, A, N},
     "reports": {F, C, A},
+    "player_ratings": {F, C, A},
     "audit_verify": {A, F},
     # R17: disputes are the floor's and the auditor's
     "dispute_open": {A, F},
@@ -71,6 +79,24 @@ BODIES: dict[str, dict[str, Any]] = {
     "report_dice": {"faces": [1, 2, 3]},
     "set_hand": {"player_id": "ana"},
     "void_round": {"reason": "card exposed"},
+    "open_gaming_day": {"gaming_day": "2026-11-29", "opener": [], "dealer": "dealer-1"},
+    "close_gaming_day": {"closer": [], "dealer": "dealer-1"},
+    "fill_tray": {
+        "slip": "F-1",
+        "chips": [{"denomination": 2500, "amount": 25000}],
+        "requested_by": "floor-1",
+        "issued_by": "cage-1",
+        "received_by": "dealer-1",
+    },
+    "credit_tray": {
+        "slip": "C-1",
+        "chips": [{"denomination": 2500, "amount": 25000}],
+        "requested_by": "floor-1",
+        "issued_by": "dealer-1",
+        "received_by": "cage-1",
+    },
+    "count_drop": {"gaming_day": "2026-11-29", "cash": 0, "markers": 0},
+    "correct_rating": {"player_id": "ana", "reason": "left early", "minutes": 30},
     "dispute_open": {"table_id": "PG-1", "rounds": [1], "reason": "chip count"},
     "dispute_close": {"outcome": "upheld"},
     "receive_deck": {"deck_id": "D-1", "seal": "S-1"},
@@ -114,8 +140,9 @@ def test_the_matrix_covers_every_endpoint_but_the_probes(api: Api) -> None:
         for operation, method, path in operations(api)
         if method == "POST" and path.startswith("/tables/")
     }
-    # every table command of table_core.commands, deal and dice twice; 7 deck custody (R20)
-    assert len(commands) == 28
+    # every table command of table_core.commands, deal and dice twice; 6 books (issue 18),
+    # 7 deck custody (R20)
+    assert len(commands) == 34
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -177,6 +204,12 @@ COMMAND_ENDPOINTS = {
     "Settle": {"settle"},
     "CloseRound": {"close_round"},
     "VoidRound": {"void_round"},
+    "OpenGamingDay": {"open_gaming_day"},
+    "CloseGamingDay": {"close_gaming_day"},
+    "FillTray": {"fill_tray"},
+    "CreditTray": {"credit_tray"},
+    "CountDrop": {"count_drop"},
+    "CorrectRating": {"correct_rating"},
     "ReceiveDeck": {"receive_deck"},
     "InspectDeck": {"inspect_deck"},
     "LoadShuffler": {"load_shuffler"},
