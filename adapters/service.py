@@ -175,6 +175,15 @@ class TableService:
         self._system.stopped(self.now())
         self.log.info("service_stopped")
 
+    def authentication_failed(
+        self, route: str, client: str | None, key_id: str | None, failures: int
+    ) -> None:
+        """R5/R19: record failed authentications on the system stream (a read-only server
+        writes nothing, this neither)."""
+        if self.read_only:
+            return
+        self._system.authentication_failed(self.now(), route, client, key_id, failures)
+
     def check_store(self) -> bool:
         """Verify the store; on a failure record it and refuse table commands until it holds."""
         if self._verify is None:

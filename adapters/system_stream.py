@@ -10,7 +10,7 @@ stream's version again and appends after it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -18,12 +18,14 @@ from adapters.clock import ClockStep
 from eventlog.envelope import NewEvent
 from eventlog.system_events import (
     SYSTEM_STREAM,
+    AuthenticationFailed,
     ClockAdjusted,
     CommandsRefused,
     RoundVoidedNoted,
     RulesProfileChanged,
     ServiceStarted,
     ServiceStopped,
+    SoftwareVersionChanged,
     StoreOpened,
     VerificationFailed,
 )
@@ -34,6 +36,8 @@ from table_core.ports import ConcurrencyError, EventStore, RecordedEvent, Signin
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
 _SYSTEM_ATTEMPTS = 32
+#: The ``system`` stream's last events, where the last start is looked for first.
+_TAIL = 256
 
 
 class SystemStream:
@@ -53,30 +57,40 @@ class SystemStream:
         clock step, a key or dispute recorded, a purge). A store with no signing key appends them
         unsealed; ``checkpoint=False`` for a failed verification, whose head must not be signed
         (it may hold what was tampered with)."""
+        return self._append_built(lambda: events, checkpoint=checkpoint)
+
+    def _append_built(
+        self, build: Callable[[], Sequence[Any]], *, checkpoint: bool = True
+    ) -> list[RecordedEvent]:
+        """Append what ``build`` returns (after a conflict it is built again on the stream as it
+        now is: what it records may depend on what the other instance wrote), sealed unless the
+        store cannot sign."""
         if checkpoint:
             try:
-                return self._append(events, checkpoint=True)
+                return self._append(build, checkpoint=True)
             except SigningKeyMissing:
                 pass  # nothing was written: a store that cannot sign (a reader's service)
-        return self._append(events, checkpoint=False)
+        return self._append(build, checkpoint=False)
 
-    def _append(self, events: Sequence[Any], *, checkpoint: bool) -> list[RecordedEvent]:
+    def _append(
+        self, build: Callable[[], Sequence[Any]], *, checkpoint: bool
+    ) -> list[RecordedEvent]:
         if self._version is None:
             self._version = self.store.stream_version(SYSTEM_STREAM)
-        new = [
-            NewEvent(
-                type=e.type,
-                schema_version=e.schema_version,
-                payload=e.model_dump(mode="json"),
-                actor=StoreActor(id=e.actor_id, role=e.actor_role),
-                at=e.at,
-            )
-            for e in events
-        ]
-        at = events[0].at.isoformat()
         recorded: list[RecordedEvent] = []
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
-            command_id = f"system:{self._version + 1}:{at}:{self._instance}"
+            events = build()
+            new = [
+                NewEvent(
+                    type=e.type,
+                    schema_version=e.schema_version,
+                    payload=e.model_dump(mode="json"),
+                    actor=StoreActor(id=e.actor_id, role=e.actor_role),
+                    at=e.at,
+                )
+                for e in events
+            ]
+            command_id = f"system:{self._version + 1}:{events[0].at.isoformat()}:{self._instance}"
             try:
                 recorded = self.store.append(
                     SYSTEM_STREAM, self._version, new, command_id, checkpoint=checkpoint
@@ -94,14 +108,33 @@ class SystemStream:
     def started(
         self, now: datetime, version: str, store_name: str, schema_revision: str | None
     ) -> None:
-        """The service started (its software version) and opened the store."""
-        self.append(
-            [
-                ServiceStarted(at=now, software_version=version, store=store_name),
-                StoreOpened(at=now, store=store_name, schema_revision=schema_revision),
-            ],
-            checkpoint=True,
-        )
+        """The service started (its software version) and opened the store. R5/R19: when the
+        last ``service_started`` named another software version, ``software_version_changed``
+        comes first (workers starting together: the first to write records it, the others then
+        find the new version already started)."""
+
+        def build() -> list[Any]:
+            events: list[Any] = []
+            last = self._last_started_version()
+            if last is not None and last != version:
+                events.append(SoftwareVersionChanged(at=now, old_version=last, new_version=version))
+            events.append(ServiceStarted(at=now, software_version=version, store=store_name))
+            events.append(StoreOpened(at=now, store=store_name, schema_revision=schema_revision))
+            return events
+
+        self._append_built(build)
+
+    def _last_started_version(self) -> str | None:
+        """The software version the last ``service_started`` of the stream (up to the version
+        this writer holds) names: looked for in the stream's last events, then in all of it;
+        ``None``: never started."""
+        upper = self._version or 0
+        for after in dict.fromkeys((max(0, upper - _TAIL), 0)):
+            page = self.store.read_stream(SYSTEM_STREAM, after)
+            for event in reversed(page):
+                if event.version <= upper and event.type == "service_started":
+                    return str(event.payload["software_version"])
+        return None
 
     def clock_adjusted(
         self, step: ClockStep, tolerance_ms: int, table_id: str | None = None
@@ -121,6 +154,18 @@ class SystemStream:
             checkpoint=True,  # sealed at once, as every system event (issue 17)
         )
         return recorded[-1].position
+
+    def authentication_failed(
+        self, now: datetime, route: str, client: str | None, key_id: str | None, failures: int
+    ) -> None:
+        """R5/R19: failed authentications (rate-limited by ``adapters/http/auth_failures.py``)."""
+        self.append(
+            [
+                AuthenticationFailed(
+                    at=now, route=route, client=client, key_id=key_id, failures=failures
+                )
+            ]
+        )
 
     def stopped(self, now: datetime) -> None:
         """The service stopped: sealed by a checkpoint, so no event of the log is left unsealed."""

@@ -164,6 +164,40 @@ class ApiKeyRevoked(_SystemEvent):
     key_id: str
 
 
+class ApiKeyRoleChanged(_SystemEvent):
+    """R5/R19: the API key ``key_id`` went from ``old_role`` to ``new_role`` for ``reason``
+    (never the token)."""
+
+    type: Literal["api_key_role_changed"] = "api_key_role_changed"
+    key_id: str
+    old_role: str
+    new_role: str
+    reason: str = Field(min_length=1)
+
+
+class AuthenticationFailed(_SystemEvent):
+    """R5/R19: a request to ``route`` (the route's template) from ``client`` carried no API key,
+    or one the server does not know. ``key_id``: the presented token's would-be key id (the first
+    12 hex digits of its SHA-256) when it has the form of a key, never the token. Rate-limited
+    (``adapters/http/auth_failures.py``): ``failures`` counts this one and those from the same
+    client not recorded since its last event."""
+
+    type: Literal["authentication_failed"] = "authentication_failed"
+    route: str
+    client: str | None
+    key_id: str | None
+    failures: int = Field(ge=1)
+
+
+class SoftwareVersionChanged(_SystemEvent):
+    """R5/R19: the service started with ``new_version`` where the last ``service_started`` named
+    ``old_version``; recorded before that start's other events."""
+
+    type: Literal["software_version_changed"] = "software_version_changed"
+    old_version: str
+    new_version: str
+
+
 class RangePurged(_SystemEvent):
     """R18: the log's head, positions ``first_position``..``last_position``, was purged after
     its signed archive was written (``archive``: file name, SHA-256, events).
@@ -200,6 +234,9 @@ SystemEvent = Annotated[
     | DisputeClosed
     | ApiKeyCreated
     | ApiKeyRevoked
+    | ApiKeyRoleChanged
+    | AuthenticationFailed
+    | SoftwareVersionChanged
     | RangePurged,
     Field(discriminator="type"),
 ]

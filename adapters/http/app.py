@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from adapters.http import command_routes, disputes, errors, operations, queries
+from adapters.http.auth_failures import FailureLimiter
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
@@ -50,6 +51,7 @@ def create_app(
     app.state.service = service
     app.state.keys = keys
     app.state.runner = CommandRunner(service)
+    app.state.auth_failures = FailureLimiter()  # R5/R19: authentication_failed, rate-limited
     app.state.head = head_revision()
     app.state.store_gauges = store_registry(service.store, service, app.state.head)
     errors.install(app)

@@ -1,8 +1,10 @@
 """Authentication (an API key as a bearer token) and the role check of each endpoint.
 
-``Authorization: Bearer <token>``. A missing or unknown key is 401; a known key whose role may not
-call the endpoint is 403, and the attempt is logged (structlog) with the actor, the role, the key
-id and the endpoint, never the token.
+``Authorization: Bearer <token>``. A missing or unknown key is 401, logged (``unknown_api_key``)
+and recorded as an ``authentication_failed`` system event, rate-limited per client address
+(R5/R19, ``auth_failures.py``); a known key whose role may not call the endpoint is 403, and the
+attempt is logged (structlog) with the actor, the role, the key id and the endpoint, never the
+token.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
+from adapters.http.auth_failures import presented_key_id
 from adapters.http.errors import ApiProblem
 from adapters.http.keys import ApiKey, KeyStore
 from adapters.http.rights import RIGHTS
@@ -40,13 +43,33 @@ async def caller(
     """The key the request carries: its actor and role. Looked up on every request (a revoked
     key stops at once), on a worker thread since the lookup reads the database."""
     if credentials is None or not credentials.credentials:
+        await record_failure(request, None)
         raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
     key = await run_in_threadpool(_keys(request).lookup, credentials.credentials)
     if key is None:
         log.warning("unknown_api_key", method=request.method, path=request.url.path)
+        await record_failure(request, credentials.credentials)
         raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
     request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
     return key
+
+
+async def record_failure(request: Request, token: str | None) -> None:
+    """R5/R19: the failure on the system stream, when the limiter lets it through. Recording it
+    never changes the answer (401): a store that cannot take it is logged, and that is all."""
+    client = request.client.host if request.client is not None else None
+    failures = request.app.state.auth_failures.failed(client)
+    if failures is None:
+        return
+    route = request.scope.get("route")
+    template = getattr(route, "path", None) or request.url.path
+    service = request.app.state.service
+    try:
+        await run_in_threadpool(
+            service.authentication_failed, template, client, presented_key_id(token), failures
+        )
+    except Exception as error:  # the store is down or refusing: the 401 stands
+        log.warning("authentication_failed_not_recorded", error=type(error).__name__)
 
 
 Caller = Annotated[ApiKey, Depends(caller)]

@@ -17,7 +17,7 @@ import secrets
 import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Literal, Protocol, get_args
+from typing import Literal, Protocol, cast, get_args
 
 from sqlalchemy import (
     Column,
@@ -73,12 +73,22 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _check(actor_id: str, role: str) -> Role:
+def _check_role(role: str) -> Role:
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
+    return role
+
+
+def _changes(old: str, new: str, key_id: str) -> None:
+    if old == new:
+        raise ValueError(f"key {key_id} already has the role {new}")
+
+
+def _check(actor_id: str, role: str) -> Role:
+    checked = _check_role(role)
     if not actor_id or len(actor_id) > 200 or not actor_id.isprintable():
         raise ValueError("an actor id is 1..200 printable characters")
-    return role
+    return checked
 
 
 def _stamp(at: datetime) -> str:
@@ -93,6 +103,8 @@ class KeyStore(Protocol):
     def list(self) -> list[ApiKey]: ...
 
     def revoke(self, key_id: str, at: datetime) -> bool: ...
+
+    def change_role(self, key_id: str, role: str) -> Role | None: ...
 
 
 class MemoryKeyStore:
@@ -125,6 +137,18 @@ class MemoryKeyStore:
                     self._keys[digest] = replace(key, revoked_at=_stamp(at))
                     return True
         return False
+
+    def change_role(self, key_id: str, role: str) -> Role | None:
+        """Give the active key ``key_id`` the role ``role``: returns its former role, or ``None``
+        when no active key has that id. ``ValueError``: an unknown role, or the key's own."""
+        checked = _check_role(role)
+        with self._lock:
+            for digest, key in self._keys.items():
+                if key.key_id == key_id and key.revoked_at is None:
+                    _changes(key.role, checked, key_id)
+                    self._keys[digest] = replace(key, role=checked)
+                    return key.role
+        return None
 
 
 class SqlKeyStore:
@@ -185,6 +209,21 @@ class SqlKeyStore:
                 .values(revoked_at=_stamp(at))
             )
         return bool(done.rowcount)
+
+    def change_role(self, key_id: str, role: str) -> Role | None:
+        """As ``MemoryKeyStore.change_role``: read and changed in one transaction, the update
+        conditioned on the role read (a concurrent change makes this one find no key)."""
+        checked = _check_role(role)
+        active = (api_keys.c.key_id == key_id, api_keys.c.revoked_at.is_(None))
+        with self.engine.begin() as conn:
+            old = conn.execute(select(api_keys.c.role).where(*active)).scalar_one_or_none()
+            if old is None:
+                return None
+            _changes(old, checked, key_id)
+            done = conn.execute(
+                update(api_keys).where(*active, api_keys.c.role == old).values(role=checked)
+            )
+        return cast(Role, old) if done.rowcount else None
 
 
 def key_store_for(store: object) -> KeyStore:

@@ -2,7 +2,9 @@
 
 ``paigow keys create --role dealer [--actor dealer-7] [--db URL]`` prints one JSON line with the
 key id, actor, role and the token: the token is shown this once, only its SHA-256 is stored.
-``paigow keys list`` shows every key (never a token); ``paigow keys revoke KEY_ID`` stops one.
+``paigow keys list`` shows every key (never a token); ``paigow keys revoke KEY_ID`` stops one;
+``paigow keys role KEY_ID --role R --reason TEXT`` gives an active key another role. Each change is
+a system event (R5/R19): ``api_key_created``, ``api_key_revoked``, ``api_key_role_changed``.
 ``paigow keys signing create|show|rotate|export-public``: the key that signs checkpoints
 (``adapters/cli/signing_keys.py``).
 """
@@ -39,6 +41,13 @@ def register(subparsers: Any) -> None:
     revoke.add_argument("--db", metavar="URL", help=url_help)
     revoke.set_defaults(handler=run_revoke)
 
+    role = verbs.add_parser("role", help="change an active key's role, with a reason")
+    role.add_argument("key_id")
+    role.add_argument("--role", required=True, choices=ROLES)
+    role.add_argument("--reason", required=True, help="why (recorded in the system event)")
+    role.add_argument("--db", metavar="URL", help=url_help)
+    role.set_defaults(handler=run_role)
+
     from adapters.cli import signing_keys
 
     signing_keys.register(verbs, url_help)
@@ -59,15 +68,20 @@ def _open(url: str | None) -> tuple[Any, Any]:
 
 
 def _record(store: Any, event_type: str, **fields: Any) -> None:
-    """R5/R19: the key's creation or revocation on the system stream, by whoever ran the command
-    (the operating system's user: the CLI holds no API key); never the token."""
+    """R5/R19: the key's creation, revocation or change of role on the system stream, by
+    whoever ran the command (the operating system's user: the CLI holds no API key); never the
+    token."""
     import getpass
 
     from adapters.clock import system_clock
     from adapters.system_stream import SystemStream
-    from eventlog.system_events import ApiKeyCreated, ApiKeyRevoked
+    from eventlog.system_events import ApiKeyCreated, ApiKeyRevoked, ApiKeyRoleChanged
 
-    model = {"api_key_created": ApiKeyCreated, "api_key_revoked": ApiKeyRevoked}[event_type]
+    model = {
+        "api_key_created": ApiKeyCreated,
+        "api_key_revoked": ApiKeyRevoked,
+        "api_key_role_changed": ApiKeyRoleChanged,
+    }[event_type]
     actor = f"cli:{getpass.getuser()}"
     SystemStream(store).append([model(at=system_clock(), actor_id=actor, **fields)])
 
@@ -127,4 +141,36 @@ def run_revoke(args: argparse.Namespace) -> int:
         print(f"paigow: no active key {args.key_id}", file=sys.stderr)
         return 1
     print(f"revoked {args.key_id}")
+    return 0
+
+
+def run_role(args: argparse.Namespace) -> int:
+    """R5/R19: the key's new role, recorded with its old one and the reason; refused (exit 2,
+    nothing written) for an empty reason or the role the key already has."""
+    reason = args.reason.strip()
+    if not reason:
+        print("paigow: a change of role states its reason (--reason)", file=sys.stderr)
+        return 2
+    store, keys = _open(args.db)
+    try:
+        try:
+            old = keys.change_role(args.key_id, args.role)
+        except ValueError as error:
+            print(f"paigow: {error}", file=sys.stderr)
+            return 2
+        if old is not None:
+            _record(
+                store,
+                "api_key_role_changed",
+                key_id=args.key_id,
+                old_role=old,
+                new_role=args.role,
+                reason=reason,
+            )
+    finally:
+        store.close()
+    if old is None:
+        print(f"paigow: no active key {args.key_id}", file=sys.stderr)
+        return 1
+    print(json.dumps({"key_id": args.key_id, "old_role": old, "role": args.role}))
     return 0

@@ -26,6 +26,7 @@ from markupsafe import Markup, escape
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
+from adapters.http.auth import record_failure
 from adapters.http.floor import charts, data
 from adapters.http.floor.session import COOKIE, COOKIE_PATH, FLOOR_ROLES, Session, Sessions
 from adapters.http.models import TABLE_ID_PATTERN
@@ -207,6 +208,8 @@ async def signin(request: Request) -> Response:
             else (f"the {key.role} role has no floor pages")
         )
         log.warning("floor_signin_refused", role=None if key is None else key.role)
+        if key is None:  # R5/R19: a failed authentication (a known key's role is no failure)
+            await record_failure(request, token or None)
         return page(request, "signin.html", {"error": error}, status=401, session=session)
     signed = sessions_of(request).signed_in(key.key_id, key.actor_id, key.role)
     log.info("floor_signed_in", actor=key.actor_id, role=key.role, key_id=key.key_id)

@@ -74,3 +74,58 @@ def test_keys_created_and_revoked_are_system_events_without_the_token(
     ]
     assert events[0].payload["key_actor"] == "floor-9" and events[0].payload["role"] == "floor"
     assert all(key["token"] not in json.dumps(e.payload) for e in events)
+
+
+def test_a_keys_role_changes_with_a_reason_recorded_without_the_token(
+    paigow: Run, tmp_path: Path
+) -> None:
+    """R5/R19: ``paigow keys role`` records ``api_key_role_changed`` (old and new role, the
+    reason, who ran it); an empty reason, the same role or an unknown key write nothing."""
+    from adapters.store import open_store
+
+    assert paigow("db", "upgrade", "--db", DB).returncode == 0
+    key = json.loads(paigow("keys", "create", "--role", "dealer", "--db", DB).stdout)
+    changed = paigow(
+        "keys", "role", key["key_id"], "--role", "floor", "--reason", "promoted", "--db", DB
+    )
+    assert changed.returncode == 0, changed.stderr
+    assert json.loads(changed.stdout) == {
+        "key_id": key["key_id"],
+        "old_role": "dealer",
+        "role": "floor",
+    }
+    refused = [
+        (
+            ["--role", "cage", "--reason", "  "],
+            2,
+            "paigow: a change of role states its reason (--reason)\n",
+        ),
+        (
+            ["--role", "floor", "--reason", "again"],
+            2,
+            f"paigow: key {key['key_id']} already has the role floor\n",
+        ),
+    ]
+    for flags, code, message in refused:
+        done = paigow("keys", "role", key["key_id"], *flags, "--db", DB)
+        assert (done.returncode, done.stderr) == (code, message)
+    unknown = paigow("keys", "role", "0" * 12, "--role", "cage", "--reason", "x", "--db", DB)
+    assert (unknown.returncode, unknown.stderr) == (1, f"paigow: no active key {'0' * 12}\n")
+    rows = [json.loads(line) for line in paigow("keys", "list", "--db", DB).stdout.splitlines()]
+    assert [r["role"] for r in rows] == ["floor"]
+    store = open_store(f"sqlite:///{tmp_path / 'keys.db'}")
+    try:
+        events = [e for e in store.read_stream("system") if e.type == "api_key_role_changed"]
+        assert store.verify().ok
+    finally:
+        store.close()
+    (event,) = events
+    assert {k: event.payload[k] for k in ("key_id", "old_role", "new_role", "reason")} == {
+        "key_id": key["key_id"],
+        "old_role": "dealer",
+        "new_role": "floor",
+        "reason": "promoted",
+    }
+    assert event.payload["actor_id"].startswith("cli:") and key["token"] not in json.dumps(
+        event.payload
+    )

@@ -4,6 +4,7 @@ from migration 0003_api_keys, after 0002_projections, on SQLite and PostgreSQL."
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -66,3 +67,33 @@ def test_each_token_is_new_and_a_lookup_needs_the_whole_token() -> None:
     _, two = keys.create("cage-1", "cage", START)
     assert one != two and len(one) > 40
     assert keys.lookup(one[:-1]) is None and keys.lookup(one + "x") is None
+
+
+def test_a_keys_role_changes_and_the_old_role_is_answered(db_url: str) -> None:
+    """R5/R19: ``change_role`` answers the former role (the system event's ``old_role``)."""
+    engine = create_engine(db_url, poolclass=pool.NullPool)
+    try:
+        keys = SqlKeyStore(engine)
+        key, token = keys.create("dealer-7", "dealer", START)
+        assert keys.change_role(key.key_id, "floor") == "dealer"
+        assert keys.lookup(token) == replace(key, role="floor")  # at once, on the next request
+        with pytest.raises(ValueError, match=f"key {key.key_id} already has the role floor"):
+            keys.change_role(key.key_id, "floor")
+        with pytest.raises(ValueError, match="unknown role 'pit_boss'"):
+            keys.change_role(key.key_id, "pit_boss")
+        assert keys.change_role("000000000000", "cage") is None  # no such key
+        assert keys.revoke(key.key_id, START)
+        assert keys.change_role(key.key_id, "cage") is None  # a revoked key keeps its role
+        assert [(k.role, k.revoked_at) for k in keys.list()] == [("floor", START.isoformat())]
+    finally:
+        engine.dispose()
+
+
+def test_a_memory_keys_role_changes_by_the_same_rules() -> None:
+    keys = MemoryKeyStore()
+    key, token = keys.create("cage-1", "cage", START)
+    assert keys.change_role(key.key_id, "auditor") == "cage"
+    assert keys.lookup(token) == replace(key, role="auditor")
+    with pytest.raises(ValueError, match="already has the role auditor"):
+        keys.change_role(key.key_id, "auditor")
+    assert keys.revoke(key.key_id, START) and keys.change_role(key.key_id, "floor") is None
