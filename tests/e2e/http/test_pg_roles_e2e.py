@@ -96,6 +96,7 @@ def test_the_service_role_plays_and_cannot_change_history(
     )  # as the migrating superuser: creates the roles, hands over the schema
     key_file = tmp_path / "signing.pem"
     key_file.write_bytes(Signer.generate().private_pem())
+    key_file.chmod(0o600)  # a key its group or others can read is refused
     env = {**os.environ, "PAIGOW_LOG_FORMAT": "json", "PAIGOW_SIGNING_KEY": str(key_file)}
     admin = open_store(database, signing_key=str(key_file))
     try:  # keys are the owner's business (the service may only read them)
