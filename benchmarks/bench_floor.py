@@ -148,6 +148,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             key_file = Path(scratch) / "signing.pem"
             key_file.write_bytes(Signer.generate().private_pem())
+            key_file.chmod(0o600)  # a key its group or others can read is refused
             os.environ["PAIGOW_SIGNING_KEY"] = str(key_file)
             os.environ.setdefault("PAIGOW_LOG_LEVEL", "warning")
             seconds = history(text, key_file, args.tables, args.rounds)
