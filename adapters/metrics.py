@@ -111,7 +111,7 @@ class MeteredStore:
 
 
 def _wrote(recorded: Sequence[Any], new: Sequence[Any], version: int) -> bool:
-    from adapters.service import _wrote as wrote  # the service's own test (a retry writes none)
+    from adapters.command_outcome import wrote  # the service's own test (a retry writes none)
 
     return wrote(recorded, new, version)
 

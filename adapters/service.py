@@ -21,33 +21,27 @@ up before it is answered, since a stale state may refuse what the table now allo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from adapters.batch_execution import BatchExecution
 from adapters.batches import (
-    BatchDecision,
-    BatchItem,
     ElectronicDeal,
     ElectronicDice,
     draw_command,
-    resolve,
 )
 from adapters.clock import Clock, ClockStep, ClockWatch, Monotonic, system_clock
+from adapters.command_outcome import ROUND_ENDS, CommandResult, to_new_event, wrote
 from adapters.held_tables import HeldTables
 from adapters.logging import get_logger
 from adapters.system_stream import SystemStream, significant_notes
-from eventlog.envelope import NewEvent
-from eventlog.mapper import event_to_dict
 from eventlog.provenance import software_version
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
 from table_core.events import Actor, Event
-from table_core.ports import Actor as StoreActor
 from table_core.ports import (
     CommandIdConflict,
-    CommandsPartlyRecorded,
     ConcurrencyError,
     EventStore,
     RecordedEvent,
@@ -55,8 +49,6 @@ from table_core.ports import (
 )
 from table_core.table import TableState, decide, fold
 
-#: Events after which the store signs a checkpoint over the chain head (the end of a round).
-_ROUND_ENDS = frozenset({"round_closed", "round_voided"})
 _ENDED = frozenset({"closed", "voided"})
 
 
@@ -65,7 +57,7 @@ def _seals(state: TableState, events: Sequence[Event]) -> bool:
     their transaction: a round's end, and a table fact while no round is in progress (a seat, a
     buy-in, a rules change between rounds), which no round's end would seal (issue 17: every
     event sealed but the rounds in progress). A fact recorded during a round is sealed with it."""
-    if any(e.type in _ROUND_ENDS for e in events):
+    if any(e.type in ROUND_ENDS for e in events):
         return True
     # A settled round is still in progress until it is closed: its close seals it.
     return state.round is None or state.round.phase in _ENDED
@@ -80,42 +72,7 @@ class ServiceReadOnly(StoreUnverified):
     command and answers queries."""
 
 
-@dataclass(frozen=True)
-class CommandResult:
-    """What a command did: its recorded events (the first ones, on a retry) and the new state."""
-
-    events: list[RecordedEvent]
-    state: TableState
-    replayed: bool = False
-
-
-_STORE_ACTORS: dict[tuple[str, str], StoreActor] = {}
-
-
-def to_new_event(event: Event) -> NewEvent:
-    """A domain event as the store records it: the whole event is the payload, readable alone.
-
-    The payload is pydantic's JSON-mode dump of a model the core validated (string keys, lists,
-    integers for money), so the envelope does not walk it again (``serialized``); the store still
-    scans the bytes it writes for floats and out-of-range integers."""
-    actor = event.actor
-    key = (actor.id, actor.role)
-    store_actor = _STORE_ACTORS.get(key)
-    if store_actor is None:
-        if len(_STORE_ACTORS) > 10_000:  # a bound, whatever the run: actors are few in practice
-            _STORE_ACTORS.clear()
-        store_actor = _STORE_ACTORS[key] = StoreActor(id=actor.id, role=actor.role)
-    return NewEvent(
-        type=event.type,
-        schema_version=event.schema_version,
-        payload=event_to_dict(event),
-        actor=store_actor,
-        at=event.at,
-        serialized=True,
-    )
-
-
-class TableService:
+class TableService(BatchExecution):
     """Runs table commands through the core and the store; keeps each loaded table in memory.
 
     ``verify`` is called by :meth:`start` (and may be called again): it returns ``None`` when the
@@ -324,7 +281,7 @@ class TableService:
         except StoreUnavailable:
             self._outcome_unknown(table_id, log)
             raise
-        if not _wrote(recorded, new, state.version):
+        if not wrote(recorded, new, state.version):
             # The store already held this command id: it answered the first outcome and wrote
             # nothing. Our view of the table was stale: catch it up.
             log.info("command_replayed", events=len(recorded))
@@ -368,169 +325,6 @@ class TableService:
         except DomainError as again:
             return fresh, [], again
 
-    # --- batches ---------------------------------------------------------------------------------
-
-    def execute_batch(self, table_id: str, items: Sequence[BatchItem]) -> list[CommandResult]:
-        """Decide each command against the state the previous ones left and append them all in
-        ONE transaction (``EventStore.append_batch``), all or none; each event keeps its own
-        command's id, so each command stays idempotent on its own. Every command that ends a
-        round gets its signed checkpoint in that transaction, so a batch of K whole rounds writes
-        K checkpoints, one at each round's end. One result per command, in order, each with the
-        state after it. A refused command refuses the whole batch: nothing is written.
-        Electronic draws (:class:`ElectronicDeal`, :class:`ElectronicDice`) are drawn when their
-        turn comes, so a batch that fails has drawn nothing that counts.
-
-        Retries: a batch whose commands are all recorded answers their first events; one that
-        mixes recorded and new commands answers the recorded ones and appends the new ones,
-        decided against the reloaded table, as one batch."""
-        if not items:
-            return []
-        log = self.log.bind(table_id=table_id, batch=len(items), first_command_id=items[0][1])
-        self._refuse_while_unverified(log)
-        initial = self._held_tables.current(table_id)
-        decision = self._decide_in_time(items, initial, log)
-        if decision.refused is not None:
-            # As for one command: the refusal stands only against the table as the store holds
-            # it now (another process may have moved it on): if it moved, decide once more.
-            fresh = self.refresh(table_id)
-            if fresh.version != initial.version:
-                initial = fresh
-                decision = self._decide_in_time(items, initial, log)
-        if decision.refused is not None:
-            item, command_id, error, state = decision.refused
-            if self._recorded(table_id, command_id) is not None:
-                return self._retried_batch(table_id, items, log)
-            log.info(
-                "command_rejected",
-                command=type(item).__name__,
-                command_id=command_id,
-                round=state.round.number if state.round else None,
-                rule=error.rule,
-                error=error.message,
-            )
-            raise error
-        if not decision.decided:  # every item was a deferred one with nothing to do
-            return [CommandResult([], initial) for _ in items]
-        return self._append_batch(table_id, items, initial, decision, log)
-
-    def _append_batch(
-        self,
-        table_id: str,
-        items: Sequence[BatchItem],
-        initial: TableState,
-        decision: BatchDecision,
-        log: Any,
-    ) -> list[CommandResult]:
-        """Append a batch decided from ``initial`` in one transaction; hold the state it leads
-        to. One result per item."""
-        decided, skipped = decision.decided, decision.skipped
-        start_version = initial.version
-        back = _time_goes_back(decision)
-        if back is not None:
-            log.info("command_rejected", rule="R4", error="the batch's times go back")
-            raise DomainError(
-                f"the times of this batch go back ({back[0].isoformat()}, then "
-                f"{back[1].isoformat()}): a step of the clock cannot be recorded between the "
-                "events of one transaction; nothing was written",
-                rule="R4",
-            )
-        self._no_time_travel(table_id, decided[0][1][0].at)
-        batch = [
-            (command_id, [to_new_event(e) for e in events]) for command_id, events, _ in decided
-        ]
-        try:
-            recorded = self.store.append_batch(
-                table_id, start_version, batch, checkpoint_after=decision.round_ends
-            )
-        except ConcurrencyError:
-            self._held_tables.mark_stale(table_id)  # another writer moved it on
-            log.warning("command_conflict", expected_version=start_version)
-            raise
-        except CommandsPartlyRecorded:
-            return self._retried_batch(table_id, items, log)
-        except StoreUnavailable:
-            self._outcome_unknown(table_id, log)
-            raise
-        if not _wrote(
-            [e for events in recorded for e in events],
-            [e for _, events in batch for e in events],
-            start_version,
-        ):
-            # Every command was already recorded: the store answered the first outcomes and
-            # wrote nothing. Our view of the table was stale: catch it up.
-            log.info("batch_replayed", events=sum(len(r) for r in recorded))
-            state = self.refresh(table_id)
-            done = [CommandResult(events, state, replayed=True) for events in recorded]
-            return _with_skipped(len(items), skipped, done, initial)
-        state = decided[-1][2]
-        self._held_tables.keep(table_id, state, recorded[-1][-1])
-        log.info(
-            "batch_done",
-            round=state.round.number if state.round else None,
-            events=sum(len(r) for r in recorded),
-            version=state.version,
-        )
-        self._note_significant([e for _, events, _ in decided for e in events])
-        done = [
-            CommandResult(events, after)
-            for events, (_, _, after) in zip(recorded, decided, strict=True)
-        ]
-        return _with_skipped(len(items), skipped, done, initial)
-
-    def _decide_in_time(
-        self, items: Sequence[BatchItem], state: TableState, log: Any
-    ) -> BatchDecision:
-        """:meth:`_decide_batch`; once more when the clock stepped back while it was decided
-        (R4): its step is recorded before the batch, and the commands stamped when their turn
-        comes are stamped again, after it. Nothing decided is written yet, so nothing drawn
-        counts."""
-        mark = self._adjusted_at
-        decision = self._decide_batch(items, state, log)
-        if decision.refused is None and self._adjusted_at != mark and _time_goes_back(decision):
-            decision = self._decide_batch(items, state, log)
-        return decision
-
-    def _decide_batch(
-        self, items: Sequence[BatchItem], state: TableState, log: Any
-    ) -> BatchDecision:
-        """Decide the batch's commands one after another from ``state``; stops at a refusal."""
-        decision = BatchDecision()
-        for index, (item, command_id) in enumerate(items):
-            try:
-                command = resolve(item, state, self.source, self.now)
-                if command is None:
-                    decision.skipped.add(index)
-                    continue
-                events = decide(state, command)
-            except DomainError as error:
-                decision.refused = (item, command_id, error, state)
-                return decision
-            state = fold(events, state)
-            if any(e.type in _ROUND_ENDS for e in events):
-                decision.round_ends.append(len(decision.decided))
-            decision.decided.append((command_id, events, state))
-            log.debug("command_decided", command=type(item).__name__, command_id=command_id)
-        return decision
-
-    def _retried_batch(
-        self, table_id: str, items: Sequence[BatchItem], log: Any
-    ) -> list[CommandResult]:
-        """Some commands of the batch are already recorded: answer their first events, and
-        append the others as one batch decided against the table caught up."""
-        self._held_tables.mark_stale(table_id)
-        earlier = {command_id: self._recorded(table_id, command_id) for _, command_id in items}
-        new = [(item, command_id) for item, command_id in items if earlier[command_id] is None]
-        log.info("batch_replayed", recorded=len(items) - len(new), new=len(new))
-        fresh = iter(self.execute_batch(table_id, new) if new else [])
-        state = self._held_tables.current(table_id)
-        results = []
-        for _, command_id in items:
-            events = earlier[command_id]
-            results.append(
-                next(fresh) if events is None else CommandResult(events, state, replayed=True)
-            )
-        return results
-
     # --- electronic dealing --------------------------------------------------------------------
 
     def deal_electronic(self, table_id: str, actor: Actor, command_id: str) -> CommandResult:
@@ -553,44 +347,3 @@ class TableService:
         if state.phase != phase:
             state = self.refresh(table_id)  # another process may have moved the round on
         return self.execute(table_id, draw_command(draw, state, self.source, self.now), command_id)
-
-
-def _time_goes_back(decision: BatchDecision) -> tuple[datetime, datetime] | None:
-    """The first two times of a decided batch where one event is earlier than the one before."""
-    last: datetime | None = None
-    for _, events, _ in decision.decided:
-        for event in events:
-            if last is not None and event.at < last:
-                return last, event.at
-            last = event.at
-    return None
-
-
-def _wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:
-    """Whether an append at ``version`` wrote ``new``, or the store answered the events an earlier
-    append of the same command id recorded (a retry: nothing written). The version alone cannot
-    tell when the retry was decided on a stale state (another worker recorded the first try right
-    at that version): the payloads can, each being the whole event with its time (a retry
-    identical to the first, time included, folds to the same state either way)."""
-    if len(recorded) != len(new) or not recorded or recorded[0].version != version + 1:
-        return False
-    return all(
-        r.payload is n.payload or r.payload == n.payload for r, n in zip(recorded, new, strict=True)
-    )
-
-
-def _with_skipped(
-    count: int, skipped: set[int], done: list[CommandResult], before: TableState
-) -> list[CommandResult]:
-    """One result per batch item: a skipped deferred item wrote nothing and left the state as
-    the item before it did."""
-    if not skipped:
-        return done
-    results: list[CommandResult] = []
-    answers = iter(done)
-    for index in range(count):
-        if index in skipped:
-            results.append(CommandResult([], results[-1].state if results else before))
-        else:
-            results.append(next(answers))
-    return results

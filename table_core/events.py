@@ -12,250 +12,78 @@ Seats are the six player places, numbered 1..6 counterclockwise from the dealer;
 means the dealer's place (the banker when the dealer banks, the house hand when a player banks).
 ``position`` is R-DEAL-1's count from the banker (the banker is 1).
 
-Over 500 lines on purpose: the models are the stored contract, read together and changed together
-(a split would scatter one schema over files).
+The table's and the round's events are here, with the ``Event`` union of every event; what they
+all share is ``event_base.py``, the books' events ``book_events.py`` and the custody events
+``custody_events.py``.
 """
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
-    AfterValidator,
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     Strict,
-    model_serializer,
 )
 
-from table_core.cards import FULL_DECK, card_text
-from table_core.rules import TableRules, Variant
-
-ActorRole = Literal["dealer", "floor", "player", "system", "cage", "count"]
-
-_CANONICAL = frozenset(card_text(c) for c in FULL_DECK)
-
-
-def _canonical_card(text: str) -> str:
-    # Stored events hold canonical text only, so two auditors never read one card two ways.
-    if text not in _CANONICAL:
-        raise ValueError(f"not a canonical card text: {text!r}")
-    return text
-
-
-CardText = Annotated[str, AfterValidator(_canonical_card)]
-Cards = tuple[CardText, ...]
-Back = Annotated[tuple[CardText, ...], Field(min_length=5, max_length=5)]
-Front = Annotated[tuple[CardText, ...], Field(min_length=2, max_length=2)]
-# Integers are strict: a stored 25.0 is a corrupt payload, not 25 minor units.
-Int = Annotated[int, Strict()]
-Seat = Annotated[int, Strict(), Field(ge=1, le=6)]
-Position = Annotated[int, Strict(), Field(ge=1, le=7)]
-Money = Annotated[int, Strict(), Field(ge=0)]
-Amount = Annotated[int, Strict(), Field(ge=1)]
-
-HandResult = Literal["win", "loss", "copy"]
-WagerResult = Literal["win", "push", "loss"]
-
-
-class Actor(BaseModel):
-    """Who caused an event: an id the casino knows and the role they acted in."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1)
-    role: ActorRole
-
-
-class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    type: str
-    schema_version: Int = 1
-    table_id: str = Field(min_length=1)
-    round: Int | None = None
-    actor: Actor
-    at: AwareDatetime
-
-
-class _RoundEvent(_Event):
-    round: Annotated[int, Strict(), Field(ge=1)]
-
-
-# --- the table ------------------------------------------------------------------------------------
-
-
-class TableOpened(_Event):
-    """The table opens under a full rules profile (House Way, commission, limits, banking…)."""
-
-    type: Literal["table_opened"] = "table_opened"
-    rules: TableRules
-
-
-class RulesChanged(_Event):
-    """A floor supervisor changed the profile; it applies from round ``applies_from_round``."""
-
-    type: Literal["rules_changed"] = "rules_changed"
-    rules: TableRules
-    reason: str = Field(min_length=1)
-    applies_from_round: Amount
-
-
-def _without_unset(data: dict[str, Any], *names: str) -> dict[str, Any]:
-    """Optional fields added after events were stored (issue 18) are written only when given, so an
-    event recorded without them keeps the exact bytes (and hash) it always had."""
-    for name in names:
-        if data.get(name) is None:
-            data.pop(name, None)
-    return data
-
-
-class PlayerSeated(_Event):
-    """A player sits; ``card`` is the players' club card that opens a rating (issue 18)."""
-
-    type: Literal["player_seated"] = "player_seated"
-    seat: Seat
-    player_id: str = Field(min_length=1)
-    card: str | None = Field(default=None, min_length=1)
-
-    @model_serializer(mode="wrap")
-    def _card_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _without_unset(handler(self), "card")
-
-
-class PlayerLeft(_Event):
-    type: Literal["player_left"] = "player_left"
-    seat: Seat
-    player_id: str
-
-
-#: How a player paid for chips (issue 18): ``cash`` and ``marker`` (a credit instrument) go to the
-#: drop box and the tray gives the chips; ``chips`` (brought from another table or the cage) and
-#: ``promotional`` (the marketing department's chips) take nothing from the tray and are no drop.
-BuyInMedium = Literal["cash", "marker", "chips", "promotional"]
-#: The media whose money is the table's drop (and whose chips come out of the tray).
-DROP_MEDIA: frozenset[str | None] = frozenset({"cash", "marker", None})
-
-
-class ChipsBoughtIn(_Event):
-    """A buy-in; ``medium`` ``None`` is a buy-in recorded before media existed (issue 18), read as
-    cash. ``marker`` is the marker's number, given with ``medium="marker"`` only."""
-
-    type: Literal["chips_bought_in"] = "chips_bought_in"
-    player_id: str
-    amount: Amount
-    medium: BuyInMedium | None = None
-    marker: str | None = Field(default=None, min_length=1)
-
-    @model_serializer(mode="wrap")
-    def _medium_when_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        return _without_unset(handler(self), "medium", "marker")
-
-
-class ChipsCashedOut(_Event):
-    type: Literal["chips_cashed_out"] = "chips_cashed_out"
-    player_id: str
-    amount: Amount
-
-
-# --- the books: the gaming day, the tray, the drop, ratings (issue 18, table/inventory.py) -----
-
-
-class ChipAmount(BaseModel):
-    """Chips of one denomination, as minor units (``amount`` a multiple of ``denomination``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    denomination: Amount
-    amount: Money
-
-
-Chips = tuple[ChipAmount, ...]
-
-
-class GamingDayOpened(_Event):
-    """The table opens for ``gaming_day`` with its opener (the tray counted by denomination),
-    signed by the dealer and the floor supervisor (``actor``). ``last_closer`` is the total the
-    table last closed with (``None``: its first opener) and ``variance = opener - last_closer``:
-    a difference is recorded, never hidden."""
-
-    type: Literal["gaming_day_opened"] = "gaming_day_opened"
-    gaming_day: date
-    opener: Chips
-    total: Money
-    dealer: Actor
-    last_closer: Money | None = None
-    variance: Int = 0
-
-
-class GamingDayClosed(_Event):
-    """The table closes its gaming day with the closer (counted as the opener is). ``expected``
-    is the tray as the events say; ``variance = total - expected`` (R16: never hidden)."""
-
-    type: Literal["gaming_day_closed"] = "gaming_day_closed"
-    gaming_day: date
-    closer: Chips
-    total: Money
-    dealer: Actor
-    expected: Int
-    variance: Int = 0
-
-
-class _TraySlip(_Event):
-    slip: str = Field(min_length=1)
-    gaming_day: date
-    chips: Chips
-    total: Amount
-    requested_by: Actor
-    issued_by: Actor
-    received_by: Actor
-
-
-class TrayFilled(_TraySlip):
-    """A fill: chips from the cage to the tray (requested by the floor, issued by the cage,
-    received by the dealer)."""
-
-    type: Literal["tray_filled"] = "tray_filled"
-
-
-class TrayCredited(_TraySlip):
-    """A credit: chips from the tray to the cage (requested by the floor, issued by the dealer
-    from the tray, received by the cage)."""
-
-    type: Literal["tray_credited"] = "tray_credited"
-
-
-class DropCounted(_Event):
-    """The count team's count of the table's drop box for a closed gaming day: cash and markers."""
-
-    type: Literal["drop_counted"] = "drop_counted"
-    gaming_day: date
-    cash: Money
-    markers: Money
-    total: Money
-
-
-class RatingCorrected(_Event):
-    """A floor supervisor's correction of a player's rating (compensating, never an edit): the
-    rating opened at ``rating_start``; ``average_bet`` (main wager, minor units) and ``minutes``
-    played replace the projection's figures where given; ``reason`` says why."""
-
-    type: Literal["rating_corrected"] = "rating_corrected"
-    player_id: str = Field(min_length=1)
-    rating_start: AwareDatetime
-    average_bet: Money | None = None
-    minutes: Money | None = None
-    reason: str = Field(min_length=1)
-
+from table_core.book_events import (
+    ChipAmount,
+    Chips,
+    DropCounted,
+    GamingDayClosed,
+    GamingDayOpened,
+    RatingCorrected,
+    TrayCredited,
+    TrayFilled,
+)
+from table_core.custody_events import (
+    CUSTODY_TYPES,
+    DeckDealt,
+    DeckHeld,
+    DeckId,
+    DeckInspected,
+    DeckInUse,
+    DeckLoaded,
+    DeckReceived,
+    DeckReleased,
+    DeckRetired,
+    Said,
+)
+from table_core.event_base import (
+    Actor,
+    ActorRole,
+    Amount,
+    Back,
+    Cards,
+    CardText,
+    EventBase,
+    Front,
+    HandResult,
+    Int,
+    Money,
+    Position,
+    RoundEventBase,
+    Seat,
+    WagerResult,
+)
+from table_core.rules import Variant
+from table_core.seating_events import (
+    DROP_MEDIA,
+    BuyInMedium,
+    ChipsBoughtIn,
+    ChipsCashedOut,
+    PlayerLeft,
+    PlayerSeated,
+    RulesChanged,
+    TableOpened,
+)
 
 # --- a round: start and the bank ------------------------------------------------------------------
 
 
-class RoundStarted(_RoundEvent):
+class RoundStarted(RoundEventBase):
     """A round opens under profile ``rules_version``; ``bank_order`` lists the seats the bank is
     offered to, in turn (R-BANK-1), empty when the dealer banks without an offer."""
 
@@ -264,7 +92,7 @@ class RoundStarted(_RoundEvent):
     bank_order: tuple[Seat, ...] = ()
 
 
-class BankOffered(_RoundEvent):
+class BankOffered(RoundEventBase):
     """The bank offered to a seat (R-BANK-1); an ineligible seat passes on at once, ``reason``
     saying why. ``required`` is what the balance had to cover."""
 
@@ -277,14 +105,14 @@ class BankOffered(_RoundEvent):
     required: Money = 0
 
 
-class BankAccepted(_RoundEvent):
+class BankAccepted(RoundEventBase):
     type: Literal["bank_accepted"] = "bank_accepted"
     seat: Seat
     player_id: str
     co_bank: bool = False
 
 
-class BankDeclined(_RoundEvent):
+class BankDeclined(RoundEventBase):
     type: Literal["bank_declined"] = "bank_declined"
     seat: Seat
     player_id: str
@@ -293,7 +121,7 @@ class BankDeclined(_RoundEvent):
 # --- wagers ---------------------------------------------------------------------------------------
 
 
-class BetPlaced(_RoundEvent):
+class BetPlaced(RoundEventBase):
     """A main wager; ``seat=None`` is the house hand's wager against a player-banker (R-BANK-2)."""
 
     type: Literal["bet_placed"] = "bet_placed"
@@ -303,7 +131,7 @@ class BetPlaced(_RoundEvent):
     amount: Amount
 
 
-class SideBetPlaced(_RoundEvent):
+class SideBetPlaced(RoundEventBase):
     """A side bet (R-VAR-2..6) with the seat's hand: banked by the house whoever banks (R-BANK-5),
     settled in the same round. ``bet``: ``fortune``, ``emperors_treasure``, ``insurance`` or
     ``progressive`` (a fixed wager, locked when bets close)."""
@@ -315,7 +143,7 @@ class SideBetPlaced(_RoundEvent):
     amount: Amount
 
 
-class WagerReturned(_RoundEvent):
+class WagerReturned(RoundEventBase):
     """A wager a player-banker cannot cover, returned before the deal ("no action", R-BANK-3);
     ``kind="side"``: a side bet ``bet`` of that seat, returned with its main wager."""
 
@@ -330,7 +158,7 @@ class WagerReturned(_RoundEvent):
     bet: str | None = None
 
 
-class BetsClosed(_RoundEvent):
+class BetsClosed(RoundEventBase):
     """No more bets. ``banker_seat=None``: the dealer banks; ``in_action``: wagers that play."""
 
     type: Literal["bets_closed"] = "bets_closed"
@@ -343,7 +171,7 @@ class BetsClosed(_RoundEvent):
 # --- dealing --------------------------------------------------------------------------------------
 
 
-class StacksDealt(_RoundEvent):
+class StacksDealt(RoundEventBase):
     """The deal (R-DEAL-2): the whole deck order when known (``None`` when a live table reported
     the seven hands), the seven stacks in cut order and the four unused cards."""
 
@@ -354,7 +182,7 @@ class StacksDealt(_RoundEvent):
     unused: Cards = Field(min_length=4, max_length=4)
 
 
-class DiceRolled(_RoundEvent):
+class DiceRolled(RoundEventBase):
     """Three dice; the total gives stack 1 to ``first_position`` = ((total - 1) mod 7) + 1."""
 
     type: Literal["dice_rolled"] = "dice_rolled"
@@ -376,7 +204,7 @@ class StackAssignment(BaseModel):
     cards: Cards
 
 
-class StacksAssigned(_RoundEvent):
+class StacksAssigned(RoundEventBase):
     """Every position gets a stack, seated or not (R-DEAL-3); dead stacks are recorded too."""
 
     type: Literal["stacks_assigned"] = "stacks_assigned"
@@ -386,7 +214,7 @@ class StacksAssigned(_RoundEvent):
 # --- setting hands --------------------------------------------------------------------------------
 
 
-class HandSet(_RoundEvent):
+class HandSet(RoundEventBase):
     """A hand set by its player or by the House Way (``rule`` is then the deciding clause id).
 
     ``reason``: ``player_set``, ``player_asked`` (the player asked for the House Way),
@@ -403,7 +231,7 @@ class HandSet(_RoundEvent):
     rule: str | None = None
 
 
-class FoulReset(_RoundEvent):
+class FoulReset(RoundEventBase):
     """R-SET-2 ``reset``: the player's fouled split and the House Way split that replaces it."""
 
     type: Literal["foul_reset"] = "foul_reset"
@@ -417,7 +245,7 @@ class FoulReset(_RoundEvent):
     clause: str = "R-SET-2"
 
 
-class HandForfeited(_RoundEvent):
+class HandForfeited(RoundEventBase):
     """R-SET-2 ``forfeit``: the fouled split is recorded and the main wager loses."""
 
     type: Literal["hand_forfeited"] = "hand_forfeited"
@@ -428,7 +256,7 @@ class HandForfeited(_RoundEvent):
     clause: str = "R-SET-2"
 
 
-class BankerHandSet(_RoundEvent):
+class BankerHandSet(RoundEventBase):
     """The banker's hand, always set by the House Way (R-HW-1); ``seat=None`` is the dealer."""
 
     type: Literal["banker_hand_set"] = "banker_hand_set"
@@ -490,7 +318,7 @@ VariantOverride = Literal[
 ]
 
 
-class RoundSettled(_RoundEvent):
+class RoundSettled(RoundEventBase):
     """Every main wager settled; ``variant`` is the round's (R-VAR-1) and ``override`` names the
     banker hand that pushed (or took) every main wager, ``None`` when R-PAY-1 decided."""
 
@@ -501,7 +329,7 @@ class RoundSettled(_RoundEvent):
     override: VariantOverride | None = None
 
 
-class CommissionTaken(_RoundEvent):
+class CommissionTaken(RoundEventBase):
     """Commission as its own fact (R-PAY-3); ``seat=None`` never pays (the house is not charged).
 
     ``basis``: ``percent_of_win``/``flat_per_win``/``flat_per_hand`` for a player's wager
@@ -519,7 +347,7 @@ class CommissionTaken(_RoundEvent):
     clause: str
 
 
-class SideBetSettled(_RoundEvent):
+class SideBetSettled(RoundEventBase):
     """A side bet settled on the seven cards (R-VAR-2): the ``line`` hit (``None``: lost), what it
     pays "to 1" (0 when lost, and for the progressive, which pays amounts) and ``payout``, the
     player's chips change beyond the bet returned (``pays x amount``; ``-amount`` on a loss; for
@@ -545,7 +373,7 @@ class SideBetSettled(_RoundEvent):
     reduction: Money = 0
 
 
-class EnvyPaid(_RoundEvent):
+class EnvyPaid(RoundEventBase):
     """Fortune's Envy bonus (R-VAR-3): ``player_id`` at ``seat``, whose Fortune bet qualifies, is
     paid ``amount`` by the house for another player's hand at ``from_seat`` holding ``line``."""
 
@@ -559,7 +387,7 @@ class EnvyPaid(_RoundEvent):
     clause: str = "R-VAR-3"
 
 
-class MeterChanged(_Event):
+class MeterChanged(EventBase):
     """The progressive meter moved (R-VAR-6: every meter change is an event).
 
     ``amount`` is the change (signed) and ``meter`` the value after it. ``reason``: ``seed`` (the
@@ -588,7 +416,7 @@ class ReturnedWager(BaseModel):
     bet: str | None = None
 
 
-class RoundVoided(_RoundEvent):
+class RoundVoided(RoundEventBase):
     """A misdeal or a floor decision: no settlement, every wager listed is returned.
 
     A misdeal records what was reported (``reported_deck`` or ``reported_hands``) and the clause
@@ -606,104 +434,8 @@ class RoundVoided(_RoundEvent):
     rule: str | None = None
 
 
-class RoundClosed(_RoundEvent):
+class RoundClosed(RoundEventBase):
     type: Literal["round_closed"] = "round_closed"
-
-
-# --- deck chain of custody (R20) ------------------------------------------------------------------
-#
-# Table facts (``round=None``) but ``deck_dealt``, which names the deck a round was dealt from.
-# A table keeps custody from its first ``deck_received``: from then on every deal names a deck in
-# use whose last inspection passed (table_core.table.custody).
-
-DeckId = Annotated[str, Field(min_length=1, max_length=100, pattern=r"\S")]
-Said = Annotated[str, Field(min_length=1, max_length=500, pattern=r"\S")]
-
-
-class DeckReceived(_Event):
-    """A deck (or a package of decks) reaches the table: its id, package id and seal number."""
-
-    type: Literal["deck_received"] = "deck_received"
-    deck_id: DeckId
-    seal: Said
-    package_id: Said | None = None
-
-
-class DeckInspected(_Event):
-    """The deck counted and checked by ``inspector``: ``passed`` when it holds 53 cards
-    (R-CARD-1); a deck that failed cannot be put in use."""
-
-    type: Literal["deck_inspected"] = "deck_inspected"
-    deck_id: DeckId
-    card_count: Annotated[int, Strict(), Field(ge=0, le=1000)]
-    inspector: Said
-    passed: bool
-
-
-class DeckLoaded(_Event):
-    """The shuffler's (or the pre-shuffle service's) receipt: its serial and when it took the
-    deck; the employee is the event's actor."""
-
-    type: Literal["deck_loaded"] = "deck_loaded"
-    deck_id: DeckId
-    shuffler_serial: Said
-    received_at: AwareDatetime
-
-
-class DeckInUse(_Event):
-    """The deck comes into play: deals may name it from now on."""
-
-    type: Literal["deck_in_use"] = "deck_in_use"
-    deck_id: DeckId
-
-
-class DeckDealt(_RoundEvent):
-    """Round ``round`` was dealt from this deck (it follows the round's ``stacks_dealt``)."""
-
-    type: Literal["deck_dealt"] = "deck_dealt"
-    deck_id: DeckId
-
-
-class DeckRetired(_Event):
-    """The deck leaves play for good, and why; ``destroyed`` when it was destroyed too."""
-
-    type: Literal["deck_retired"] = "deck_retired"
-    deck_id: DeckId
-    reason: Said
-    destroyed: bool = False
-
-
-class DeckHeld(_Event):
-    """The deck is kept intact (a dispute or an investigation, ``dispute_id`` when one is open):
-    a held deck is not dealt from, retired or destroyed until it is released."""
-
-    type: Literal["deck_held"] = "deck_held"
-    deck_id: DeckId
-    reason: Said
-    dispute_id: Said | None = None
-
-
-class DeckReleased(_Event):
-    """The hold on the deck is lifted, and why."""
-
-    type: Literal["deck_released"] = "deck_released"
-    deck_id: DeckId
-    reason: Said
-
-
-#: The custody events, as the fold and the audit look them up.
-CUSTODY_TYPES = frozenset(
-    {
-        "deck_received",
-        "deck_inspected",
-        "deck_loaded",
-        "deck_in_use",
-        "deck_dealt",
-        "deck_retired",
-        "deck_held",
-        "deck_released",
-    }
-)
 
 
 Event = Annotated[
@@ -752,4 +484,79 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 #: Every event class, in the union's order (read from ``Event``, so the list is written once).
-EVENT_TYPES: tuple[type[_Event], ...] = get_args(get_args(Event)[0])
+EVENT_TYPES: tuple[type[EventBase], ...] = get_args(get_args(Event)[0])
+
+#: What the core, the mapper and the audit take from here: every event, its parts and field types.
+__all__ = [
+    "CUSTODY_TYPES",
+    "DROP_MEDIA",
+    "EVENT_TYPES",
+    "Actor",
+    "ActorRole",
+    "Amount",
+    "Back",
+    "BankAccepted",
+    "BankDeclined",
+    "BankOffered",
+    "BankerHandSet",
+    "BankerResult",
+    "BetPlaced",
+    "BetsClosed",
+    "BuyInMedium",
+    "CardText",
+    "Cards",
+    "ChipAmount",
+    "Chips",
+    "ChipsBoughtIn",
+    "ChipsCashedOut",
+    "CommissionTaken",
+    "DeckDealt",
+    "DeckHeld",
+    "DeckId",
+    "DeckInUse",
+    "DeckInspected",
+    "DeckLoaded",
+    "DeckReceived",
+    "DeckReleased",
+    "DeckRetired",
+    "DiceRolled",
+    "DropCounted",
+    "EnvyPaid",
+    "Event",
+    "EventBase",
+    "FoulReset",
+    "Front",
+    "GamingDayClosed",
+    "GamingDayOpened",
+    "HandForfeited",
+    "HandResult",
+    "HandSet",
+    "Int",
+    "MeterChanged",
+    "Money",
+    "PlayerLeft",
+    "PlayerSeated",
+    "Position",
+    "RatingCorrected",
+    "ReturnedWager",
+    "RoundClosed",
+    "RoundEventBase",
+    "RoundSettled",
+    "RoundStarted",
+    "RoundVoided",
+    "RulesChanged",
+    "Said",
+    "Seat",
+    "SeatResult",
+    "SideBetPlaced",
+    "SideBetSettled",
+    "StackAssignment",
+    "StacksAssigned",
+    "StacksDealt",
+    "TableOpened",
+    "TrayCredited",
+    "TrayFilled",
+    "VariantOverride",
+    "WagerResult",
+    "WagerReturned",
+]

@@ -4,15 +4,13 @@ commands take them, for ``command_routes``' routes ``/gaming-day/open``, ``/fill
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from adapters.http.errors import ApiProblem
+from adapters.http.route_spec import Builder
 from table_core import commands as c
 from table_core.events import Actor
-
-Builder = Callable[[str, Any, Actor, datetime], c.Command]
 
 
 def chips(given: Any) -> dict[int, int]:

@@ -12,8 +12,6 @@ a core command. The FastAPI endpoints (the OpenAPI document, and every request t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from typing import Annotated, Any
 
@@ -25,6 +23,7 @@ from adapters.http.books import chips as _chips
 from adapters.http.books import open_day as _open_day
 from adapters.http.books import slip as _slip
 from adapters.http.command_runner import CommandRunner
+from adapters.http.custody_routes import CUSTODY_ROUTES
 from adapters.http.errors import ApiProblem, ErrorBody
 from adapters.http.keys import ApiKey
 from adapters.http.models import (
@@ -35,28 +34,24 @@ from adapters.http.models import (
     ChangeRulesBody,
     ChipsBody,
     CloseGamingDayBody,
-    CommandBody,
     CommandResponse,
     CorrectRatingBody,
     CountBody,
-    DeckBody,
-    HoldDeckBody,
-    InspectDeckBody,
-    LoadShufflerBody,
     OpenGamingDayBody,
     OpenTableBody,
     PlayerBody,
-    ReceiveDeckBody,
-    ReleaseDeckBody,
     ReportDealBody,
     ReportDiceBody,
-    RetireDeckBody,
     SeatBody,
     SetHandBody,
     SideBetBody,
     SlipBody,
     VoidBody,
 )
+from adapters.http.route_spec import CommandRoute
+from adapters.http.route_spec import electronic as _electronic
+from adapters.http.route_spec import route as _route
+from adapters.http.route_spec import simple as _simple
 from adapters.http.strict_input import strict_body
 from adapters.http.views import command_body
 from eventlog.system_events import SYSTEM_STREAM
@@ -93,41 +88,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         "(with Retry-After)",
     },
 }
-
-#: (table id, the validated body or None, the actor, the service's time) -> the core's command.
-Builder = Callable[[str, Any, Actor, datetime], c.Command]
-
-
-@dataclass(frozen=True, slots=True)
-class CommandRoute:
-    path: str  # under /tables/{table_id}
-    operation: str  # the OpenAPI operationId, and the row of rights.RIGHTS
-    summary: str
-    body: type[CommandBody] | type[Any]  # the body's model
-    body_required: bool  # False: the body may be left out (it only carries expected_version)
-    build: Builder | None  # None: ``electronic`` names the service's own deal or dice
-    electronic: str | None = None
-    doc: str | None = None
-
-
-def _route(
-    path: str, operation: str, summary: str, body: Any, build: Builder, doc: str | None = None
-) -> CommandRoute:
-    return CommandRoute(path, operation, summary, body, True, build, doc=doc)
-
-
-def _simple(path: str, operation: str, summary: str, make: type[c.Command]) -> CommandRoute:
-    """A command with no field but its actor and time; the body is optional."""
-
-    def build(_table: str, _body: Any, actor: Actor, at: datetime) -> c.Command:
-        return make(actor=actor, at=at)
-
-    return CommandRoute(path, operation, summary, CommandBody, False, build)
-
-
-def _electronic(path: str, operation: str, summary: str, kind: str, doc: str = "") -> CommandRoute:
-    return CommandRoute(path, operation, summary, CommandBody, False, None, kind, doc or None)
-
 
 ROUTE_LIST: tuple[CommandRoute, ...] = (
     # --- the table
@@ -327,70 +287,7 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         VoidBody,
         lambda t, b, a, at: c.VoidRound(reason=b.reason, actor=a, at=at),
     ),
-    # --- the deck chain of custody (R20), the floor's
-    _route(
-        "/decks/receive",
-        "receive_deck",
-        "A deck (or package) reaches the table: its id and seal (floor, R20)",
-        ReceiveDeckBody,
-        lambda t, b, a, at: c.ReceiveDeck(
-            deck_id=b.deck_id, seal=b.seal, package_id=b.package_id, actor=a, at=at
-        ),
-    ),
-    _route(
-        "/decks/inspect",
-        "inspect_deck",
-        "The deck counted (53 to pass) and its inspector (floor, R20)",
-        InspectDeckBody,
-        lambda t, b, a, at: c.InspectDeck(
-            deck_id=b.deck_id, card_count=b.card_count, inspector=b.inspector, actor=a, at=at
-        ),
-    ),
-    _route(
-        "/decks/shuffler",
-        "load_shuffler",
-        "The shuffler's receipt of the deck: serial and time (floor, R20)",
-        LoadShufflerBody,
-        lambda t, b, a, at: c.LoadShuffler(
-            deck_id=b.deck_id,
-            shuffler_serial=b.shuffler_serial,
-            received_at=b.received_at or at,
-            actor=a,
-            at=at,
-        ),
-    ),
-    _route(
-        "/decks/use",
-        "put_deck_in_use",
-        "Put an inspected deck in use (floor, R20)",
-        DeckBody,
-        lambda t, b, a, at: c.PutDeckInUse(deck_id=b.deck_id, actor=a, at=at),
-    ),
-    _route(
-        "/decks/retire",
-        "retire_deck",
-        "Retire (or destroy) a deck, with a reason (floor, R20)",
-        RetireDeckBody,
-        lambda t, b, a, at: c.RetireDeck(
-            deck_id=b.deck_id, reason=b.reason, destroyed=b.destroyed, actor=a, at=at
-        ),
-    ),
-    _route(
-        "/decks/hold",
-        "hold_deck",
-        "Keep a deck intact for a dispute or an investigation (floor, R20)",
-        HoldDeckBody,
-        lambda t, b, a, at: c.HoldDeck(
-            deck_id=b.deck_id, reason=b.reason, dispute_id=b.dispute_id, actor=a, at=at
-        ),
-    ),
-    _route(
-        "/decks/release",
-        "release_deck",
-        "Lift the hold on a deck, with a reason (floor, R20)",
-        ReleaseDeckBody,
-        lambda t, b, a, at: c.ReleaseDeck(deck_id=b.deck_id, reason=b.reason, actor=a, at=at),
-    ),
+    *CUSTODY_ROUTES,
 )
 #: The routes by path under ``/tables/{table_id}``.
 ROUTES: dict[str, CommandRoute] = {route.path: route for route in ROUTE_LIST}

@@ -31,9 +31,10 @@ import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
+from adapters.command_outcome import CommandResult
 from adapters.http.errors import ApiProblem, StaleVersion
 from adapters.http.idempotency import other_request
-from adapters.service import CommandResult, TableService
+from adapters.service import TableService
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

@@ -32,7 +32,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from adapters.http.command_routes import (
     IDEMPOTENCY_KEY_PATTERN,
     ROUTES,
-    CommandRoute,
     answer,
     refusal,
     run_command,
@@ -40,6 +39,7 @@ from adapters.http.command_routes import (
 from adapters.http.errors import handler_for
 from adapters.http.models import TABLE_ID_PATTERN
 from adapters.http.rights import RIGHTS
+from adapters.http.route_spec import CommandRoute
 from adapters.http.strict_input import strict_body
 from table_core.events import Actor
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from adapters.command_outcome import to_new_event
 from adapters.held_tables import table_events
-from adapters.service import to_new_event
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

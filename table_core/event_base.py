@@ -1,0 +1,68 @@
+"""What every event shares: the actor, the envelope fields (``EventBase``) and the field types of
+payloads (canonical card text, strict integers, money in minor units), for the event modules
+``table_core/events.py``, ``book_events.py`` and ``custody_events.py``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+)
+
+from table_core.cards import FULL_DECK, card_text
+
+ActorRole = Literal["dealer", "floor", "player", "system", "cage", "count"]
+
+_CANONICAL = frozenset(card_text(c) for c in FULL_DECK)
+
+
+def _canonical_card(text: str) -> str:
+    # Stored events hold canonical text only, so two auditors never read one card two ways.
+    if text not in _CANONICAL:
+        raise ValueError(f"not a canonical card text: {text!r}")
+    return text
+
+
+CardText = Annotated[str, AfterValidator(_canonical_card)]
+Cards = tuple[CardText, ...]
+Back = Annotated[tuple[CardText, ...], Field(min_length=5, max_length=5)]
+Front = Annotated[tuple[CardText, ...], Field(min_length=2, max_length=2)]
+# Integers are strict: a stored 25.0 is a corrupt payload, not 25 minor units.
+Int = Annotated[int, Strict()]
+Seat = Annotated[int, Strict(), Field(ge=1, le=6)]
+Position = Annotated[int, Strict(), Field(ge=1, le=7)]
+Money = Annotated[int, Strict(), Field(ge=0)]
+Amount = Annotated[int, Strict(), Field(ge=1)]
+
+HandResult = Literal["win", "loss", "copy"]
+WagerResult = Literal["win", "push", "loss"]
+
+
+class Actor(BaseModel):
+    """Who caused an event: an id the casino knows and the role they acted in."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    role: ActorRole
+
+
+class EventBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str
+    schema_version: Int = 1
+    table_id: str = Field(min_length=1)
+    round: Int | None = None
+    actor: Actor
+    at: AwareDatetime
+
+
+class RoundEventBase(EventBase):
+    round: Annotated[int, Strict(), Field(ge=1)]
