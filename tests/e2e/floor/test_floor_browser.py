@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -29,7 +27,7 @@ import pytest
 
 from tests.e2e.conftest import PAIGOW
 from tests.e2e.floor.png import colours
-from tests.e2e.http.test_http_e2e import free_port
+from tests.e2e.serving import serving
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"
@@ -67,29 +65,8 @@ def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     for role, actor in (("dealer", f"dan@{TABLE}"), ("cage", "cage-1"), ("auditor", "aud-1")):
         tokens[role] = _key(tmp_path, role, actor)
     tokens["other_dealer"] = _key(tmp_path, "dealer", "eve@PG-9")
-    port = free_port()
-    log = (tmp_path / "serve.log").open("w")
-    process = subprocess.Popen(
-        [str(PAIGOW), "serve", "--db", DB, "--port", str(port)],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=log,
-        env={**os.environ, "PAIGOW_LOG_FORMAT": "json"},
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None and time.monotonic() < deadline, "no server"
-            time.sleep(0.1)
-        yield base, tokens
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-        log.close()
+    with serving(DB, tmp_path, {**os.environ, "PAIGOW_LOG_FORMAT": "json"}) as served:
+        yield served.base, tokens
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,16 +18,10 @@ import pytest
 
 from adapters.store import open_store
 from tests.e2e.conftest import PAIGOW, Run
+from tests.e2e.serving import serving
 
 DB = "sqlite:///casino.db"
 TABLE = "PG-7"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 @dataclass
@@ -68,32 +60,9 @@ def server(tmp_path: Path, paigow: Run) -> Iterator[Server]:
         created = json.loads(out)
         assert created["role"] == role and created["token"].startswith("pgw_")
         tokens[role] = created["token"]
-    port = free_port()
-    log = tmp_path / "serve.log"
     env = {**os.environ, "PAIGOW_LOG_FORMAT": "json"}
-    with log.open("w") as err:
-        process = subprocess.Popen(
-            [str(PAIGOW), "serve", "--db", DB, "--port", str(port)],
-            cwd=tmp_path,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            env=env,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the server did not start: " + log.read_text()
-            time.sleep(0.1)
-        yield Server(base, tokens, log, process)
-    finally:
-        Server(base, tokens, log, process).stop()
+    with serving(DB, tmp_path, env) as served:
+        yield Server(served.base, tokens, served.log, served.process)
 
 
 def test_a_full_round_over_http_then_recall_and_audit(server: Server) -> None:

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,7 +22,7 @@ from adapters.http.keys import key_store_for
 from adapters.store import open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW, Run
-from tests.e2e.http.test_http_e2e import free_port
+from tests.e2e.serving import free_port, serving
 from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
 
 TABLE = "PG-3"
@@ -55,37 +51,6 @@ def one_line_refusal(result: subprocess.CompletedProcess[str], url: str) -> str:
     assert f"`paigow keys signing create --db {url}` makes one" in lines[0]
     assert "Traceback" not in result.stderr
     return lines[0]
-
-
-@contextmanager
-def serving(url: str, folder: Path, env: dict[str, str], *extra: str) -> Iterator[str]:
-    port = free_port()
-    log = folder / "serve.log"
-    with log.open("w") as err:
-        process = subprocess.Popen(
-            [str(PAIGOW), "serve", "--db", url, "--port", str(port), *extra],
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            env=env,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the server did not start: " + log.read_text()
-            time.sleep(0.1)
-        yield base
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=30)
 
 
 def play_a_round(base: str, tokens: dict[str, str]) -> dict[str, Any]:
@@ -141,7 +106,8 @@ def test_the_postgresql_key_trap(pg_url: str, tmp_path: Path, paigow: Run) -> No
     one_line_refusal(simulated, shown)
 
     # --read-only: queries are answered, every command is refused, nothing is written.
-    with serving(pg_url, tmp_path, env, "--read-only") as base:
+    with serving(pg_url, tmp_path, env, "--read-only") as served:
+        base = served.base
         auth = {"Authorization": f"Bearer {tokens['floor']}", "Idempotency-Key": "ro-1"}
         refused = httpx.post(f"{base}/tables/{TABLE}/open", json={}, headers=auth)
         assert refused.status_code == 503
@@ -163,7 +129,8 @@ def test_the_postgresql_key_trap(pg_url: str, tmp_path: Path, paigow: Run) -> No
     key_file = tmp_path / "signing.pem"
     key_file.write_bytes(Signer.generate().private_pem())
     key_file.chmod(0o600)
-    with serving(pg_url, tmp_path, environment(PAIGOW_SIGNING_KEY=str(key_file))) as base:
+    with serving(pg_url, tmp_path, environment(PAIGOW_SIGNING_KEY=str(key_file))) as served:
+        base = served.base
         closed = play_a_round(base, tokens)
         assert [e["type"] for e in closed["events"]] == ["round_closed"]
         ready = httpx.get(f"{base}/ready")

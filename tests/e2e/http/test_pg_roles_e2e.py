@@ -6,9 +6,7 @@ would use to change history is refused by the server itself."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from adapters.http.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW
-from tests.e2e.http.test_http_e2e import free_port
+from tests.e2e.serving import serving
 from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
 
 TABLE = "PG-R"
@@ -106,32 +104,9 @@ def test_the_service_role_plays_and_cannot_change_history(
     finally:
         admin.close()
     service_url = _as_service(database)
-    port = free_port()
-    log = tmp_path / "serve.log"
-    with log.open("w") as err:
-        process = subprocess.Popen(
-            [str(PAIGOW), "serve", "--db", service_url, "--port", str(port)],
-            cwd=tmp_path,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            env=env,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        _play_a_round(base, tokens)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=60)
+    with serving(service_url, tmp_path, env, timeout=60) as served:
+        _play_a_round(served.base, tokens)
+    log = served.log
     assert '"event": "service_stopped"' in log.read_text()  # written as the service role too
     for args in (
         ("simulate", "--rounds", "3", "--seed", "5", "--quiet"),
