@@ -72,6 +72,10 @@ class _TableLocks:
                     del self._locks[table_id]
 
 
+#: Appends tried on the table caught up when another process wrote first (no version pinned).
+_CONFLICT_ATTEMPTS = 5
+
+
 class CommandRunner:
     def __init__(self, service: TableService) -> None:
         self.service = service
@@ -152,13 +156,7 @@ class CommandRunner:
                         return earlier, True
                     raise StaleVersion(expected, current)
             try:
-                result = self._execute(table_id, key, build, actor, electronic)
-            except ConcurrencyError:
-                if expected is not None:
-                    raise
-                # No version pinned: the caller wants the command on the table as it is. The
-                # service marked its copy stale; decide once more on the table caught up.
-                result = self._execute(table_id, key, build, actor, electronic)
+                result = self._execute_at_latest(table_id, key, build, actor, electronic, expected)
             except DomainError:
                 if self.service.load(table_id).table_id is None:
                     self.service.forget(table_id)  # keep no empty state for a stray table id
@@ -169,6 +167,26 @@ class CommandRunner:
             if result.replayed and result.events:
                 self._same_request(table_id, key, result.events, build, actor, electronic, expected)
         return result.events, result.replayed
+
+    def _execute_at_latest(
+        self,
+        table_id: str,
+        key: str,
+        build: Build | None,
+        actor: Actor,
+        electronic: str | None,
+        expected: int | None,
+    ) -> CommandResult:
+        """``_execute``; with no version pinned, again on the table caught up while other
+        processes (the other workers) keep moving it on, a few times: the caller wants the command
+        on the table as it is. A pinned version is the caller's to retry (409)."""
+        for attempt in range(1, _CONFLICT_ATTEMPTS + 1):
+            try:
+                return self._execute(table_id, key, build, actor, electronic)
+            except ConcurrencyError:
+                if expected is not None or attempt == _CONFLICT_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _execute(
         self,
