@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from audit.books_commands import command_of_books
 from table_core import commands as c
 from table_core.events import (
     BankAccepted,
@@ -46,7 +47,6 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.table import TableState
-from table_core.table.inventory import command_of_books
 
 
 class NotRederivable(Exception):
