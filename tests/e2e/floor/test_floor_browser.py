@@ -54,6 +54,23 @@ def _key(cwd: Path, role: str, actor: str) -> str:
     return token
 
 
+#: The live table's dice, stacks (their cards) and result rows (their cells' text), read at once.
+LIVE_SNAPSHOT = """
+const all = (root, css) => Array.from(root.querySelectorAll(css));
+const results = {};
+for (const row of all(document, "#results tbody tr[data-seat]")) {
+  results[row.dataset.seat] = all(row, "td").map((cell) => cell.innerText.trim());
+}
+return {
+  faces: all(document, "#dice .die").map((die) => die.innerText.trim()),
+  stacks: all(document, "#stacks .stack").map(
+    (stack) => all(stack, ".card").map((card) => card.dataset.card)
+  ),
+  results: results,
+};
+"""
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     made = subprocess.run(  # a new SQLite file, with its signing key beside
@@ -165,19 +182,14 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     api.play_round()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results tbody tr[data-seat]"))
     recall = api.get(f"/tables/{TABLE}/rounds/1")
-    faces = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#dice .die")]
-    assert faces == [str(f) for f in recall["dice"]["faces"]]
-    stacks = browser.find_elements(By.CSS_SELECTOR, "#stacks .stack")
-    assert len(stacks) == 7
-    shown = [
-        [c.get_attribute("data-card") for c in s.find_elements(By.CSS_SELECTOR, ".card")]
-        for s in stacks
-    ]
-    assert shown == [s["cards"] for s in recall["stacks"]]  # the joker too, as "JK"
-    results = browser.find_elements(By.CSS_SELECTOR, "#results tbody tr[data-seat]")
-    by_seat = {r.get_attribute("data-seat"): r.find_elements(By.TAG_NAME, "td") for r in results}
+    # One snapshot of the page: it re-renders as the table moves on (the round's close follows
+    # its results), so elements found one call apart may be gone by the next.
+    live = browser.execute_script(LIVE_SNAPSHOT)
+    assert live["faces"] == [str(f) for f in recall["dice"]["faces"]]
+    assert len(live["stacks"]) == 7
+    assert live["stacks"] == [s["cards"] for s in recall["stacks"]]  # the joker too, as "JK"
     for result in recall["settlement"]["results"]:
-        assert by_seat[str(result["seat"])][5].text == result["result"]
+        assert live["results"][str(result["seat"])][5] == result["result"]
     shot(browser, "03-live-table")
 
     # Game recall: every seat's seven cards, as the API recalls them.
