@@ -217,12 +217,18 @@ def books_of(tx: Tx, day: date | None) -> dict[tuple[str, date], dict[str, Any]]
     return out
 
 
+def win_of(book: dict[str, Any]) -> int:
+    """The win a hold % is of: the inventory win once the day is closed, else the game win (a
+    books day, or an accounting row, which carries both)."""
+    win: int = book["inventory_win"] if book["inventory_win"] is not None else book["game_win"]
+    return win
+
+
 def hold_of(book: dict[str, Any]) -> str | None:
-    """hold % = win / drop: the inventory win once the day is closed, else the game win."""
+    """hold % = win / drop, the win as :func:`win_of` picks it."""
     from adapters.projections.accounting import percent
 
-    win = book["inventory_win"] if book["inventory_win"] is not None else book["game_win"]
-    return percent(win, book["drop"])
+    return percent(win_of(book), book["drop"])
 
 
 def read_tables(tx: Tx) -> list[dict[str, Any]]:

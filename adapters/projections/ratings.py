@@ -282,7 +282,14 @@ def read_ratings(
     """Ratings by start, optionally of one player and of one gaming day: the table's books day,
     else (a table without books) ``day_of(start)``, the report's gaming day of the start."""
     columns = [c.name for c in ratings.columns]
-    where, params = ("WHERE player_id = ?", [player]) if player is not None else ("", [])
+    clauses, params = [], []
+    if player is not None:
+        clauses.append("player_id = ?")
+        params.append(player)
+    if day is not None:  # the day's books, or no books (their day is the start's, below)
+        clauses.append("gaming_day IN (?, '')")
+        params.append(day.isoformat())
+    where = "WHERE " + " AND ".join(clauses) if clauses else ""
     found = tx.all(
         f"SELECT {', '.join(columns)} FROM {ratings.name} {where} "
         "ORDER BY started_at, table_id, player_id, seq",
