@@ -202,10 +202,17 @@ def player_ratings(
 ) -> dict[str, Any]:
     """``adapters.projections.ratings.read_ratings`` (docs/projections.md, "Player ratings"):
     every rating of the player by start, with the floor's corrections beside the figures."""
-    from adapters.projections.ratings import read_ratings
     from adapters.settings import load_settings
 
-    day_of = load_settings().gaming_day().day_of
+    return ratings_of(request, player_id, day, load_settings().gaming_day().day_of)
+
+
+def ratings_of(
+    request: Request, player_id: str, day: date | None, day_of: Callable[[Any], date]
+) -> dict[str, Any]:
+    """A player's ratings as ``GET /players/{id}/ratings`` answers them (the floor's player page
+    reads them here too): ``day_of`` is the report's gaming day of a time."""
+    from adapters.projections.ratings import read_ratings
 
     def query(runner: Any) -> dict[str, Any]:
         with runner.db.read() as tx:

@@ -59,10 +59,12 @@ def table_ids(request: Request) -> list[str]:
     return projections_of(request).read(query)
 
 
-def _status(state: Any, refusing: str | None) -> str:
+def _status(listed: dict[str, Any], state: Any, refusing: str | None) -> str:
+    """``refusing`` (the service refuses commands), ``in round``, else the books' status as
+    ``GET /tables`` lists it (``open``; ``closed`` once the gaming day's closer is in)."""
     if refusing:
         return "refusing"
-    if state.books == "closed":
+    if listed["status"] == "closed":
         return "closed"
     if state.round is not None and state.round.phase != "closed":
         return "in round"
@@ -88,34 +90,41 @@ def _alerts(
 
 
 def pit(request: Request) -> dict[str, Any]:
-    """Every table: status, rules, players, the round's phase, today's figures and alerts."""
-    from adapters.projections import accounting, bankroll
+    """Every table as ``GET /tables`` lists it (``read_tables``: gaming day, House Way, books
+    status), today's row of ``GET /reports?day=`` (``build_report``: drop, win, hold %), and from
+    the folded state the players seated, the round's phase and the tray: one snapshot of the
+    projections, and the states the service holds in memory (no query that grows with history)."""
+    from adapters.projections.books import read_tables, win_of
+    from adapters.projections.reports import build_report
 
     service = service_of(request)
     day = today(request)
 
-    def query(runner: Any) -> tuple[list[str], list[dict[str, Any]]]:
-        with runner.db.read() as tx:  # one catch-up, one snapshot
-            ids = [row["table_id"] for row in bankroll.house(tx)]
-            return ids, accounting.daily(tx, gaming_day(request), ids, day)[0]
+    def query(runner: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        with runner.db.read() as tx:
+            listed = read_tables(tx)
+        report = build_report(
+            runner, gaming_day(request), day=day, views=("accounting",), catch_up=False
+        )
+        return listed, report
 
-    ids, rows_of_day = projections_of(request).read(query)
-    figures_of = {row["table_id"]: row for row in rows_of_day}
+    listed, report = projections_of(request).read(query)
+    figures_of = {row["table_id"]: row for row in report["accounting"]}
     verification = getattr(request.app.state, "floor_verification", None)
     rows = []
-    for table_id in ids:
-        state = table_state(request, table_id)
-        figures = figures_of.get(table_id)
+    for table in listed:
+        state = table_state(request, table["table_id"])
+        figures = figures_of.get(table["table_id"])
         rows.append(
             {
-                "table_id": table_id,
-                "status": _status(state, service.refusing),
-                "house_way": state.rules.hand.house_way,
+                **table,
+                "status": _status(table, state, service.refusing),
                 "variant": state.rules.variant,
                 "seated": len(state.seats),
                 "round": None if state.round is None else state.round.number,
                 "phase": "no round" if state.round is None else state.round.phase,
                 "today": figures,
+                "win": None if figures is None else win_of(figures),
                 "alerts": _alerts(state, figures, verification),
             }
         )
@@ -145,8 +154,10 @@ def live(request: Request, table_id: str) -> dict[str, Any]:
 
 def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
     """The gaming day's report (``GET /reports?day=``), every day's rows for the by-day chart, the
-    day's hours (``accounting.hourly``) and the ratings where the books record them."""
+    day's hours (``accounting.hourly``) and the day's ratings (``read_ratings`` as ``GET
+    /players/{id}/ratings?day=`` reads them, every player's; one table's with ``table_id``)."""
     from adapters.projections import accounting
+    from adapters.projections.ratings import read_ratings
     from adapters.projections.reports import build_report
 
     ids = [table_id] if table_id else table_ids(request)
@@ -170,6 +181,8 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
         )
         with runner.db.read() as tx:
             report["hours"] = accounting.hourly(tx, gaming_day(request), ids, day)
+            rated = read_ratings(tx, day=day, day_of=gaming_day(request).day_of)
+        report["ratings"] = [r for r in rated if table_id in (None, r["table_id"])]
         report["days"] = accounting.day_totals(every["accounting"])
         report["totals"] = accounting.day_totals(report["accounting"])
         return report
@@ -178,6 +191,17 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
 
 
 _BOOK_VIEWS = ("accounting", "side_bets")
+
+
+def player(request: Request, player_id: str) -> dict[str, Any]:
+    """The player's ratings as ``GET /players/{id}/ratings`` answers them (``ratings_of``, every
+    gaming day); :class:`NotFound` for a player with no rating."""
+    from adapters.http.queries import ratings_of
+
+    found = ratings_of(request, player_id, None, gaming_day(request).day_of)
+    if not found["ratings"]:
+        raise NotFound(f"no rating of a player {player_id!r}")
+    return found
 
 
 def last_checkpoint(request: Request) -> Any:

@@ -29,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from adapters.http.auth import record_failure
 from adapters.http.floor import charts, data
 from adapters.http.floor.session import COOKIE, COOKIE_PATH, FLOOR_ROLES, Session, Sessions
-from adapters.http.models import TABLE_ID_PATTERN
+from adapters.http.models import ID_PATTERN, TABLE_ID_PATTERN
 from adapters.http.rights import RIGHTS
 from adapters.logging import get_logger
 
@@ -41,7 +41,10 @@ CSP = (
     "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 _TABLE = re.compile(TABLE_ID_PATTERN)
+_PLAYER = re.compile(ID_PATTERN)
 READERS = frozenset({"floor", "auditor"})
+#: Who reads a player's ratings: the floor's readers that ``GET /players/{id}/ratings`` lets in.
+RATING_READERS = READERS & RIGHTS["player_ratings"]
 
 
 class Problem(Exception):
@@ -322,6 +325,15 @@ def books(request: Request, day: str = "", table: str = "") -> Response:
         ),
     }
     return page(request, "books.html", context, session=session)
+
+
+@router.get("/players/{player_id}")
+def player(request: Request, player_id: str) -> Response:
+    """A player's ratings, every gaming day, as ``GET /players/{id}/ratings`` gives them."""
+    session = need(request, RATING_READERS)
+    if not _PLAYER.fullmatch(player_id):
+        raise Problem(404, f"no player {player_id!r}")
+    return page(request, "player.html", data.player(request, player_id), session=session)
 
 
 # --- audit ---------------------------------------------------------------------------------------
