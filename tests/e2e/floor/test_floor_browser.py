@@ -3,11 +3,13 @@ through Debian's chromedriver (nothing downloads a browser), against ``paigow se
 loopback port with a SQLite file.
 
 A pit boss signs in with the floor key, opens the pit, watches the live table while a round is
-played through the HTTP API (dice, the seven stacks, the results), reads every seat's seven cards
-in the recall, finds one point per hour played in the day's books and runs a verification on the
-audit page. A dealer key on the pit page is refused; an unknown table is the floor's 404 page; a
-forged form without its CSRF token is 403 and changes nothing; a session that is not the server's
-goes back to sign-in. Each page's screenshot at 1366x768 goes to ``test-artifacts/screenshots/``
+played through the HTTP API (dice, the seven stacks, the results), sees the table's status, win
+and hold % on the pit as ``GET /tables`` and ``GET /reports`` give them, reads every seat's seven
+cards in the recall, finds one point per hour played in the day's books and the day's player
+ratings there, follows one to its player page, and runs a verification on the audit page. A
+dealer key on the pit page is refused; an unknown table is the floor's 404 page; a forged form
+without its CSRF token is 403 and changes nothing; a session that is not the server's goes back to
+sign-in. Each page's screenshot at 1366x768 goes to ``test-artifacts/screenshots/``
 (CI keeps it) and must not be one colour.
 """
 
@@ -18,13 +20,15 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from adapters.http.floor.pages import money
+from adapters.settings import load_settings
 from tests.e2e.conftest import PAIGOW
 from tests.e2e.floor.png import colours
 from tests.e2e.serving import serving
@@ -157,9 +161,19 @@ class Api:
 def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any) -> None:
     base, tokens = server
     api = Api(base, tokens)
-    api.post("floor", "/open", {"rules": {"limits": {"min_bet": 500, "max_bet": 50_000}}})
-    api.post("dealer", "/seat", {"seat": 1, "player_id": "ana"})
-    api.post("dealer", "/seat", {"seat": 4, "player_id": "bo"})
+    day = load_settings().gaming_day().today(datetime.now(UTC)).isoformat()  # the server's
+    api.post(  # the table opened with its books: its gaming day and the opener
+        "floor",
+        "/gaming-day/open",
+        {
+            "gaming_day": day,
+            "opener": [{"denomination": 2500, "amount": 500_000}],
+            "dealer": "dan",
+            "rules": {"limits": {"min_bet": 500, "max_bet": 50_000}},
+        },
+    )
+    api.post("dealer", "/seat", {"seat": 1, "player_id": "ana", "card": "CLUB-1"})
+    api.post("dealer", "/seat", {"seat": 4, "player_id": "bo", "card": "CLUB-4"})
     api.post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000})
     api.post("cage", "/buy-in", {"player_id": "bo", "amount": 10_000})
     # Up to 30 s on a loaded CI machine; an element of the page being left is looked up again.
@@ -173,6 +187,7 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
     cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
     assert cells[:5] == [TABLE, "open", "fr", "commission", "2"]
+    assert (cells[7], cells[8]) == (day, "300.00")  # the books' day; the drop: the cash bought in
     assert tokens["floor"] not in browser.page_source  # the key is in no page
     shot(browser, "02-pit")
 
@@ -203,6 +218,19 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     assert [c.get_attribute("data-card") for c in unused] == recall["deal"]["unused"]
     shot(browser, "04-recall")
 
+    # The pit after the round: the table's status, win and hold % as GET /tables and the day's
+    # books (GET /reports) give them.
+    browser.get(f"{base}/floor/pit")
+    (listed,) = api.get("/tables")
+    (books,) = api.get(f"/reports?day={day}&view=accounting")["accounting"]
+    row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
+    shown = {c.get_attribute("data-k"): c.text for c in row.find_elements(By.TAG_NAME, "td")}
+    assert (listed["status"], listed["gaming_day"], books["inventory_win"]) == ("open", day, None)
+    assert (shown["status"], shown["gaming_day"], shown["phase"]) == ("open", day, "closed")
+    assert shown["drop"] == money(books["drop"]) == "300.00"
+    assert (shown["win"], shown["hold_pct"]) == (money(books["game_win"]), books["hold_pct"])
+    shot(browser, "02b-pit-after-a-round")
+
     # The day's books: one point per hour played on the hourly chart.
     browser.get(f"{base}/floor/books")
     hours = {datetime.fromisoformat(recall["ended_at"]).strftime("%H")}  # PAIGOW_TZ: UTC
@@ -210,6 +238,27 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     assert [p.get_attribute("data-label") for p in points] == [f"{h}:00" for h in sorted(hours)]
     assert browser.find_elements(By.CSS_SELECTOR, "#chart-drop-handle svg rect.bar")
     shot(browser, "05-books")
+
+    # The day's player ratings, as GET /players/{id}/ratings?day= gives them; a click to a player.
+    panel = browser.find_element(By.ID, "ratings-panel")
+    browser.execute_script("arguments[0].scrollIntoView()", panel)
+    rated = [r.get_attribute("data-player") for r in panel.find_elements(By.CSS_SELECTOR, "tr")[1:]]
+    assert rated == ["ana", "bo"]
+    (ana,) = api.get(f"/players/ana/ratings?day={day}")["ratings"]
+    row = panel.find_element(By.CSS_SELECTOR, 'tr[data-player="ana"]')
+    shown = {c.get_attribute("data-k"): c.text for c in row.find_elements(By.TAG_NAME, "td")}
+    assert (shown["card"], shown["rounds"], shown["average_bet"]) == ("CLUB-1", "1", "20.00")
+    assert (shown["actual_win"], shown["theo_win"]) == (
+        money(ana["actual_win"]),
+        money(ana["theo_win"]),
+    )
+    shot(browser, "05b-books-ratings")
+    row.find_element(By.LINK_TEXT, "ana").click()
+    wait.until(lambda d: d.current_url.endswith("/floor/players/ana"))
+    assert browser.find_element(By.ID, "player").text == "ana"
+    rows = browser.find_elements(By.CSS_SELECTOR, '#ratings tr[data-player="ana"]')
+    assert [r.get_attribute("data-table") for r in rows] == [TABLE]
+    shot(browser, "05c-player")
 
     # The audit: start a verification; the log holds.
     browser.get(f"{base}/floor/audit")
