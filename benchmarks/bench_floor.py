@@ -92,6 +92,7 @@ async def measure(url: str, requests: int, tables: int, rounds: int) -> dict[str
         "recall_10": f"/floor/tables/{middle}/rounds?last=10",
         "recall_one": f"/floor/tables/{middle}/rounds/{max(rounds // tables // 2, 1)}",
         "books": "/floor/books",
+        "player": "/floor/players/ana-PG-01",
         "audit": "/floor/audit",
     }
     figures: dict[str, Any] = {}
