@@ -28,6 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from adapters.http.auth import record_failure
 from adapters.http.floor import charts, data
+from adapters.http.floor.formats import money, rating_rows
 from adapters.http.floor.session import COOKIE, COOKIE_PATH, FLOOR_ROLES, Session, Sessions
 from adapters.http.models import ID_PATTERN, TABLE_ID_PATTERN
 from adapters.http.rights import RIGHTS
@@ -59,15 +60,6 @@ class SignIn(Exception):
     """No session, or an expired one: back to sign-in."""
 
 
-def money(minor: int | None) -> str:
-    """Minor units as the floor reads them (12345 -> 123.45); formatting only."""
-    if minor is None:
-        return "—"
-    sign = "-" if minor < 0 else ""
-    units, cents = divmod(abs(minor), 100)
-    return f"{sign}{units:,}.{cents:02d}"
-
-
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
 
@@ -93,6 +85,7 @@ def cards(texts: list[str] | None) -> Markup:
 
 templates.env.filters["money"] = money
 templates.env.filters["cards"] = cards
+templates.env.filters["rating_rows"] = rating_rows
 
 
 def sessions_of(request: Request) -> Sessions:
