@@ -101,11 +101,13 @@ def test_a_round_in_play_and_a_refusing_service_are_the_pits_status(api: Api) ->
 def test_the_books_list_the_days_ratings_as_the_api_gives_them(sql_api: Api) -> None:
     api = sql_api
     seed(api)
+    api.ok("floor", "/open", {}, table="PG-3")  # no books: the rating's day is its start's
+    api.ok("dealer", "/seat", {"seat": 2, "player_id": "cy", "card": "CLUB-9"}, table="PG-3")
     sign_in(api, api.tokens["auditor"])
     page = api.client.get(f"/floor/books?day={DAY}").text
     panel = page.split('id="ratings-panel"')[1].split("</section>")[0]
-    assert re.findall(r'<tr data-player="([^"]+)"', panel) == ["ana", "bo"]
-    for player in ("ana", "bo"):
+    assert re.findall(r'<tr data-player="([^"]+)"', panel) == ["ana", "bo", "cy"]
+    for player in ("ana", "bo", "cy"):
         (rating,) = api.get("auditor", f"/players/{player}/ratings?day={DAY}").json()["ratings"]
         assert cells(panel, "player", player) == shown(rating)
         assert f'href="/floor/players/{player}"' in panel
