@@ -31,6 +31,14 @@ def gaming_day(request: Request) -> Any:
     return found
 
 
+def pits(request: Request) -> dict[str, str]:
+    """The ``pits`` setting (table -> pit) as ``GET /reports`` reads it, once per app."""
+    found = getattr(request.app.state, "floor_pits", None)
+    if found is None:
+        found = request.app.state.floor_pits = load_settings().pit_of()
+    return dict(found)
+
+
 def today(request: Request) -> date:
     """The gaming day now, by the service's clock (the one that stamps the events)."""
     day: date = gaming_day(request).today(service_of(request).clock())
@@ -154,11 +162,14 @@ def live(request: Request, table_id: str) -> dict[str, Any]:
 
 def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
     """The gaming day's report (``GET /reports?day=``), every day's rows for the by-day chart, the
-    day's hours (``accounting.hourly``) and the day's ratings (``read_ratings`` as ``GET
-    /players/{id}/ratings?day=`` reads them, every player's; one table's with ``table_id``)."""
+    roll-up ending on the day (``GET /reports?day=&view=rollup``: statistical against theoretical
+    hold per table, pit and casino), the day's hours (``accounting.hourly``) and the day's
+    ratings (``read_ratings`` as ``GET /players/{id}/ratings?day=`` reads them, every player's;
+    one table's with ``table_id``)."""
     from adapters.projections import accounting
     from adapters.projections.ratings import read_ratings
     from adapters.projections.reports import build_report
+    from adapters.projections.rollup import rollup
 
     ids = [table_id] if table_id else table_ids(request)
 
@@ -176,12 +187,18 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
             gaming_day(request),
             day=None,
             table_id=table_id,
-            views=("accounting",),
+            views=("accounting", "side_bets"),
             catch_up=False,
         )
         with runner.db.read() as tx:
             report["hours"] = accounting.hourly(tx, gaming_day(request), ids, day)
             rated = read_ratings(tx, day=day, day_of=gaming_day(request).day_of)
+            # The rows GET /reports?view=rollup sums, from the every-day read the by-day chart
+            # needs anyway (no second read of the whole history).
+            report["rollup"] = rollup(
+                tx, every["accounting"], every["side_bets"], day, pits(request)
+            )
+        report["holds"] = holds_by_period(report["rollup"])
         report["ratings"] = [r for r in rated if table_id in (None, r["table_id"])]
         report["days"] = accounting.day_totals(every["accounting"])
         report["totals"] = accounting.day_totals(report["accounting"])
@@ -191,6 +208,18 @@ def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
 
 
 _BOOK_VIEWS = ("accounting", "side_bets")
+
+
+def holds_by_period(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The roll-up's rows side by side: one line per table, pit and the casino, with its day,
+    month-to-date and year-to-date row (a period with no play is absent)."""
+    lines: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        line = lines.setdefault(
+            (row["level"], row["name"]), {"level": row["level"], "name": row["name"]}
+        )
+        line[row["period"]] = row
+    return list(lines.values())
 
 
 def player(request: Request, player_id: str) -> dict[str, Any]:

@@ -172,3 +172,26 @@ def test_a_players_page_shows_the_apis_ratings_and_keeps_its_rights(api: Api) ->
     refused = api.client.get("/floor/players/ana")
     assert refused.status_code == 403 and "the dealer role may not see this page" in refused.text
     assert api.get("dealer", "/players/ana/ratings").status_code == 403  # as the API
+
+
+def test_the_books_show_statistical_against_theoretical_hold_as_the_rollup_gives_it(
+    sql_api: Api,
+) -> None:
+    api = sql_api
+    seed(api)
+    sign_in(api, api.tokens["floor"])
+    page = api.client.get(f"/floor/books?day={DAY}").text
+    panel = page.split('id="holds"')[1].split("</table>")[0]
+    rollup = api.get("floor", f"/reports?day={DAY}&view=rollup").json()["rollup"]
+    lines = {(r["level"], r["name"]) for r in rollup}
+    assert re.findall(r'<tr data-level="([a-z]+)" data-name="([^"]+)"', panel) == sorted(
+        lines, key=lambda line: ({"table": 0, "pit": 1, "casino": 2}[line[0]], line[1])
+    )
+    for row in rollup:
+        shown = cells(panel.replace(f'data-level="{row["level"]}" ', ""), "name", row["name"])
+        period = row["period"]
+        assert shown[f"{period}_statistical"] == (row["statistical_hold_pct"] or "—")
+        assert shown[f"{period}_theoretical"] == (row["theoretical_hold_pct"] or "—")
+        assert shown[f"{period}_theo_win"] == money(row["theo_win"])
+    casino = next(r for r in rollup if (r["level"], r["period"]) == ("casino", "day"))
+    assert casino["handle"] > 0 and casino["theoretical_hold_pct"] is not None
