@@ -205,16 +205,20 @@ def follow(
     *,
     once: bool = False,
     exit_on_finding: bool = False,
+    saved: Report | None = None,
 ) -> int:
     """Resume, then a pass at every wake-up until ``stop()``: 0, or 1 for a finding under
-    ``exit_on_finding`` (at once) or ``once`` (after its one pass). The state is saved after
-    each pass, so a stop at any point resumes from the last pass."""
+    ``exit_on_finding`` (at once) or ``once`` (after its one pass). Each pass: ``report`` (the
+    findings recorded and said), the state saved, then ``saved`` (a pass is said verified only
+    once a restart would resume after it)."""
     found = False
     passes = 0
     outcome = follower.resume()
     while True:
         report(outcome)
         save()
+        if saved is not None:
+            saved(outcome)
         found = found or bool(outcome.findings)
         if outcome.findings and exit_on_finding:
             return 1

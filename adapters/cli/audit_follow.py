@@ -127,6 +127,7 @@ def run_follow(args: argparse.Namespace) -> int:
                 stop,
                 once=args.once,
                 exit_on_finding=args.exit_on_finding,
+                saved=out.verified,
             )
         finally:
             stop.restore()
@@ -166,6 +167,8 @@ class _Output:
                 f"ALERT: {finding}",
                 {"alert": finding.to_dict(), "checkpoint": outcome.checkpoint, "journal_seq": seq},
             )
+
+    def verified(self, outcome: Any) -> None:
         if outcome.checkpoint is None or self.quiet:
             return
         lag = _lag(outcome.signed_at)

@@ -115,6 +115,12 @@ def test_a_row_changed_before_its_checkpoint_is_caught_at_its_position(
         ("procedure", "replay", position),
     ]
     assert [(f.kind, f.clause, f.position) for f in casino.audit().findings] == found(seen)
+    rows, checkpoints = casino.store.raw_log()
+    assert state.position == rows[-1][0] == max(c[0] for c in checkpoints), (
+        position,
+        checkpoints[-3:],
+        rows[-1][:4],
+    )
     assert seen[-1].findings[0].stream_id == "PG-1"
     assert seen[-1].findings[0].event_type == "round_started"
 
