@@ -53,7 +53,7 @@ class Checkers:
         self.clock = ClockRule()
         self._taken = [0, 0, 0]
 
-    def feed(self, rows: Iterable[Sequence[Any]], checkpoints: list[Sequence[Any]]) -> int:
+    def feed(self, rows: Iterable[Sequence[Any]], checkpoints: Sequence[Sequence[Any]]) -> int:
         """Check ``rows`` (the log's next rows, in order) and the ``checkpoints`` among them
         (position, hash, signed_at, key_id, signature); the number of rows."""
         self.integrity.add_checkpoints(checkpoints)
@@ -213,10 +213,13 @@ def follow(
     once a restart would resume after it)."""
     found = False
     passes = 0
+    written: dict[str, Any] | None = None
     outcome = follower.resume()
     while True:
         report(outcome)
-        save()
+        if follower.state.stands() != written:  # a pass with nothing new writes nothing
+            save()
+            written = follower.state.stands()
         if saved is not None:
             saved(outcome)
         found = found or bool(outcome.findings)

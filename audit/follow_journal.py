@@ -42,6 +42,10 @@ class FollowState:
     def to_dict(self) -> dict[str, Any]:
         return {"version": STATE_VERSION, **asdict(self)}
 
+    def stands(self) -> dict[str, Any]:
+        """Where it stands, without the time it was saved."""
+        return {k: v for k, v in asdict(self).items() if k != "updated_at"}
+
 
 def load_state(path: str | Path) -> FollowState | None:
     """The saved state (None: no file yet); ``AuditUsageError`` for a file that is not one."""

@@ -239,3 +239,15 @@ def test_bad_usage_is_one_line_and_status_2(
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(says), done.stderr
     assert done.stdout == ""
+
+
+def test_a_state_file_of_another_database_is_refused(paigow: Run, tmp_path: Path) -> None:
+    for name in ("a.db", "b.db"):
+        open_store(f"sqlite:///{tmp_path / name}").close()
+    first = paigow("audit", "follow", "--db", "sqlite:///a.db", "--state", "s.json", "--once")
+    assert first.returncode == 0, first.stderr
+    done = paigow("audit", "follow", "--db", "sqlite:///b.db", "--state", "s.json", "--once")
+    assert done.returncode == 2
+    assert (
+        done.stderr == "paigow: the state file s.json follows sqlite:///a.db, not sqlite:///b.db\n"
+    )
