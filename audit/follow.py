@@ -38,6 +38,7 @@ from audit.clock import ClockRule
 from audit.findings import Finding
 from audit.follow_journal import FollowState
 from audit.follow_log import LiveLog
+from audit.follow_tail import TailWatch
 from audit.seal import Seal
 from audit.tables import Tables
 from audit.verify import check_rows, round_range
@@ -96,10 +97,17 @@ class Outcome:
 class Follower:
     """A live log and the checkers; ``resume()`` once, then ``step()`` after each wake-up."""
 
-    def __init__(self, log: LiveLog, checkers: Checkers, state: FollowState) -> None:
+    def __init__(
+        self,
+        log: LiveLog,
+        checkers: Checkers,
+        state: FollowState,
+        tail: TailWatch | None = None,
+    ) -> None:
         self.log = log
         self.checkers = checkers
         self.state = state
+        self.tail = tail  # --unsealed-after (audit.follow_tail)
         self._diverged = False  # the history-changed finding is made once a run
 
     def resume(self) -> Outcome:
@@ -137,6 +145,8 @@ class Follower:
                     outcome.events = self.checkers.feed(rows, reachable)
                 outcome.findings += self.checkers.new_findings()
                 self._advance(new, reachable, outcome)
+            if self.tail is not None:
+                outcome.findings += self.tail.judge(log, self.checkers.seal, state)
         outcome.findings.sort(key=Finding.sort_key)
         state.findings += len(outcome.findings)
         outcome.seconds = time.perf_counter() - started

@@ -60,6 +60,13 @@ def register_follow(verbs: Any) -> None:
         metavar="SECONDS",
         help="look for new checkpoints this often when no notification comes (default 0.2)",
     )
+    follow.add_argument(
+        "--unsealed-after",
+        type=_grace,
+        metavar="SECONDS",
+        help="a finding when events no checkpoint covers, other than rounds in progress, stay "
+        "so this long (default: not checked; see docs/audit.md)",
+    )
     follow.add_argument("--format", choices=("text", "json"), default="text")
     follow.add_argument(
         "--quiet", action="store_true", help="alerts and the last line only, no line per pass"
@@ -74,6 +81,16 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
     if not 0.01 <= value <= 60:
         raise argparse.ArgumentTypeError("0.01 to 60 seconds")
+    return value
+
+
+def _grace(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
+    if not 0 <= value <= 86_400:
+        raise argparse.ArgumentTypeError("0 to 86400 seconds")
     return value
 
 
@@ -100,6 +117,7 @@ def run_follow(args: argparse.Namespace) -> int:
     from audit.follow import Checkers, Follower, follow
     from audit.follow_journal import FindingsJournal, FollowState, load_state, save_state
     from audit.follow_log import open_live
+    from audit.follow_tail import TailWatch
     from audit.sources import AuditUsageError, resolve_key
     from audit.witness import load as load_witness
 
@@ -115,7 +133,8 @@ def run_follow(args: argparse.Namespace) -> int:
                 f"the state file {args.state} follows {saved.source}, not {log.name}"
             )
         state = saved or FollowState(source=log.name)
-        follower = Follower(log, Checkers(key, witness), state)
+        tail = TailWatch(args.unsealed_after) if args.unsealed_after is not None else None
+        follower = Follower(log, Checkers(key, witness), state, tail)
         out = _Output(args.format, args.quiet, log.name, journal)
         out.started(state, key is not None)
         stop = _Stop()

@@ -19,6 +19,7 @@ from adapters.simulation.mixed_session import DEALER, FLOOR, Session
 from audit.follow import Checkers, Follower, Outcome, follow
 from audit.follow_journal import FindingsJournal, FollowState, load_state, save_state
 from audit.follow_log import LiveLog
+from audit.follow_tail import TailWatch
 from table_core import commands as c
 
 from .conftest import START, Casino
@@ -160,6 +161,41 @@ def test_history_changed_behind_the_follower_is_a_finding(
     casino.forger.cut_tail(last - 3)
     status, seen = one_pass(casino, live, state, tmp_path)
     assert (status, found(seen)) == (1, [("integrity", "follow.history", last)])
+
+
+def test_a_forged_event_no_checkpoint_covers_is_a_finding_once_it_stands(
+    casino: Casino, live: LiveLog, tmp_path: Path
+) -> None:
+    """An insider without the key appends a cash-out with the published hash recipe, INSERTs
+    only: no checkpoint covers it. With ``--unsealed-after`` the follower says so once the tail
+    has stood that long (here at once: the second pass that sees it), and only once."""
+    state = FollowState(source=live.name)
+    follower = Follower(live, Checkers(casino.store.public_key), state, TailWatch(0))
+    assert follower.step().findings == []
+    forger = casino.forger
+    template = forger.payload(forger.find("chips_bought_in"))
+    template.update(type="chips_cashed_out", at=forger.rows()[-1][6])
+    template.pop("source", None)
+    position = forger.append_forged(template["table_id"], "chips_cashed_out", template)
+    assert follower.step().findings == []  # first seen: its time starts now
+    found = follower.step().findings
+    assert [(f.kind, f.clause, f.position, f.last_position) for f in found] == [
+        ("integrity", "chain.unsealed", position, position)
+    ]
+    assert "a table event outside any round in progress" in found[0].message
+    assert follower.step().findings == []  # said once
+    assert state.position == position - 1  # never judged as sealed
+
+
+def test_a_round_in_progress_is_no_unsealed_finding(
+    casino: Casino, live: LiveLog, tmp_path: Path
+) -> None:
+    state = FollowState(source=live.name)
+    follower = Follower(live, Checkers(casino.store.public_key), state, TailWatch(0))
+    assert follower.step().findings == []
+    at = service(casino, 1)
+    at.execute("PG-1", c.StartRound(at=at.now(), actor=DEALER), "follow-test:start")
+    assert [follower.step().findings for _ in range(3)] == [[], [], []]
 
 
 def test_a_forged_findings_journal_is_refused(tmp_path: Path) -> None:
