@@ -8,6 +8,7 @@ again, and refuses bad usage with one line and exit status 2.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import threading
 import time
@@ -251,3 +252,19 @@ def test_a_state_file_of_another_database_is_refused(paigow: Run, tmp_path: Path
     assert (
         done.stderr == "paigow: the state file s.json follows sqlite:///a.db, not sqlite:///b.db\n"
     )
+
+
+@pytest.mark.parametrize("live", ["sqlite"], indirect=True)
+def test_sigterm_stops_it_with_its_state_saved_and_status_0(live: Live, tmp_path: Path) -> None:
+    follower = start_follower(live, tmp_path)
+    try:
+        follower.verified(live.last_checkpoint())
+        follower.process.send_signal(signal.SIGTERM)
+        assert follower.process.wait(timeout=WAIT) == 0
+    finally:
+        if follower.process.poll() is None:
+            follower.process.kill()
+    time.sleep(0.1)  # the reader thread takes the last line
+    state = json.loads((tmp_path / "follow-state.json").read_text())
+    assert follower.lines[-1][1]["stopped"] and follower.lines[-1][1]["status"] == 0
+    assert follower.lines[-1][1]["position"] == state["position"] == live.last_checkpoint()
