@@ -201,6 +201,11 @@ class Integrity:
 
     # --- checkpoints ---------------------------------------------------------------------------
 
+    def add_checkpoints(self, checkpoints: Iterable[Sequence[Any]]) -> None:
+        """Checkpoints signed after this verifier was made (``audit follow`` learns them as the
+        casino signs them); each must lie past the rows already checked, or it is never met."""
+        self._checkpoints.extend(sorted((tuple(c) for c in checkpoints), key=lambda c: c[0]))
+
     def _checkpoints_up_to(self, row: Sequence[Any]) -> None:
         position = row[0] if type(row[0]) is int else self.chain.position
         checkpoints = self._checkpoints

@@ -151,6 +151,12 @@ class TableAudit:
         self._report_repeats()
         self.books.finish()
 
+    def command_done(self) -> None:
+        """The last command is whole (a checkpoint follows it, in its transaction): check it now,
+        not when the table's next command comes (``audit follow``)."""
+        if self.group and not self.buffer:
+            self._flush()
+
     # --- one command -------------------------------------------------------------------------
 
     def _flush(self) -> None:

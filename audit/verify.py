@@ -250,3 +250,16 @@ def _system_event(
         integrity.note(row, "envelope", "; ".join(problems))
     elif event.type == "signing_key_rotated":
         integrity.rotate(row, event)
+
+
+def check_rows(
+    rows: Iterable[Sequence[Any]],
+    integrity: Integrity,
+    tables: Tables,
+    seal: Seal,
+    clock: ClockRule,
+) -> int:
+    """The same per-row pass as ``verify_log`` over a stretch of rows (``audit follow`` feeds it
+    each stretch up to a newly signed checkpoint, keeping the checkers between stretches)."""
+    stretch = LogSource(name="", rows=iter(rows), checkpoints=[], public_key=None)
+    return _pass(stretch, integrity, tables, None, None, seal, clock)

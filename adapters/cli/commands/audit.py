@@ -10,6 +10,8 @@
 - ``paigow audit recall [--db URL | --bundle FILE] --table ID --round N``: one round as the table
   played it, from its events.
 
+- ``paigow audit follow --db URL [--state FILE] [--findings FILE] [--exit-on-finding] [--once]``:
+  verify a live log round by round as its checkpoints are signed (``adapters/cli/audit_follow.py``).
 - ``paigow audit witness --db URL --out FILE``: append the database's new signed checkpoints to
   a witness file kept outside the casino's database (``audit/witness.py``); a contradiction with
   what it holds is reported, exit status 1.
@@ -27,6 +29,7 @@ import json
 import sys
 from typing import Any
 
+from adapters.cli.audit_follow import register_follow
 from adapters.cli.progress import Progress
 from audit.findings import BESIDE
 
@@ -66,6 +69,7 @@ def register(subparsers: Any) -> None:
     _sealing_options(verify)
     verify.set_defaults(handler=run_verify)
     _register_witness(verbs)
+    register_follow(verbs)
 
     export = verbs.add_parser("export", help="write a self-contained bundle of the log")
     export.add_argument("--db", metavar="URL", help=URL_HELP)

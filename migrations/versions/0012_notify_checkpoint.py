@@ -1,0 +1,67 @@
+"""PostgreSQL: NOTIFY ``paigow_checkpoint`` when checkpoints are signed, so ``paigow audit
+follow`` verifies each round as soon as its checkpoint commits instead of polling (issue 22).
+
+Revision ID: 0012_notify_checkpoint
+Revises: 0008_pg_roles
+Create Date: 2027-01-10
+
+A statement-level AFTER INSERT trigger on ``checkpoints``: a batch that signs several checkpoints
+notifies once, and PostgreSQL delivers a notification only when its transaction commits (never
+for one rolled back), after the rows are visible. The payload is the table's schema, so followers
+of other schemas of the same database can ignore it. A notification is a wake-up only, never a
+fact the follower trusts: it reads the checkpoints themselves, and polls when none arrives (a
+checkpoint inserted with the triggers switched off is still found). LISTEN needs no right on the
+tables, so a read-only follower can wait on it.
+
+The function belongs to the owner of ``checkpoints`` (migration 0008's owner role, when it made
+one), like the append-only trigger's; nobody is granted EXECUTE on it (a trigger function is not
+checked for EXECUTE when it fires). On SQLite a no-op: the follower polls.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0012_notify_checkpoint"
+down_revision = "0008_pg_roles"
+branch_labels = None
+depends_on = None
+
+FUNCTION = "paigow_notify_checkpoint()"
+
+
+def upgrade() -> None:
+    bind = op.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    op.execute(
+        f"""
+        CREATE FUNCTION {FUNCTION} RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('paigow_checkpoint', TG_TABLE_SCHEMA);
+            RETURN NULL;
+        END
+        $$
+        """
+    )
+    op.execute(
+        "CREATE TRIGGER checkpoints_notify AFTER INSERT ON checkpoints "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}"
+    )
+    owner = bind.execute(
+        sa.text(
+            "SELECT tableowner FROM pg_tables "
+            "WHERE schemaname = current_schema() AND tablename = 'checkpoints'"
+        )
+    ).scalar()
+    op.execute(f'ALTER FUNCTION {FUNCTION} OWNER TO "{owner}"')
+    op.execute(f"REVOKE ALL ON FUNCTION {FUNCTION} FROM PUBLIC")
+
+
+def downgrade() -> None:
+    bind = op.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    op.execute("DROP TRIGGER checkpoints_notify ON checkpoints")
+    op.execute(f"DROP FUNCTION {FUNCTION}")
