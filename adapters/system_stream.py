@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from adapters.clock import ClockStep
+from adapters.software_versions import start_check
 from eventlog.envelope import NewEvent
 from eventlog.system_events import (
     SYSTEM_STREAM,
@@ -110,19 +111,39 @@ class SystemStream:
     ) -> None:
         """The service started (its software version) and opened the store. R5/R19: when the
         last ``service_started`` named another software version, ``software_version_changed``
-        comes first (workers starting together: the first to write records it, the others then
-        find the new version already started)."""
+        comes first, naming the floor's authorisation of ``version``; without one the start is
+        refused, nothing written (``adapters/software_versions.py``). Workers starting together:
+        the first to write records the change, the others then find the new version started."""
 
         def build() -> list[Any]:
             events: list[Any] = []
             last = self._last_started_version()
             if last is not None and last != version:
-                events.append(SoftwareVersionChanged(at=now, old_version=last, new_version=version))
+                events.append(self._authorised_change(now, last, version))
             events.append(ServiceStarted(at=now, software_version=version, store=store_name))
             events.append(StoreOpened(at=now, store=store_name, schema_revision=schema_revision))
             return events
 
         self._append_built(build)
+
+    def _authorised_change(self, now: datetime, last: str, version: str) -> Any:
+        """R5/R19: the change from ``last`` to ``version``, naming the authorisation waiting for
+        it; :class:`VersionNotAuthorised` (nothing written) when none is."""
+        upper = self._version or 0
+        events = [
+            (e.position, e.type, e.payload)
+            for e in self.store.read_stream(SYSTEM_STREAM)
+            if e.version <= upper
+        ]
+        authorisation = start_check(events, version).authorisation
+        assert authorisation is not None  # a change without one was refused above
+        return SoftwareVersionChanged(
+            at=now,
+            old_version=last,
+            new_version=version,
+            authorisation=authorisation["position"],
+            reason=authorisation["reason"],
+        )
 
     def _last_started_version(self) -> str | None:
         """The software version the last ``service_started`` of the stream (up to the version
