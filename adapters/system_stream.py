@@ -41,6 +41,17 @@ _SYSTEM_ATTEMPTS = 32
 _TAIL = 256
 
 
+def system_new_event(event: Any) -> NewEvent:
+    """A system event as the store records it (its whole model is the payload)."""
+    return NewEvent(
+        type=event.type,
+        schema_version=event.schema_version,
+        payload=event.model_dump(mode="json"),
+        actor=StoreActor(id=event.actor_id, role=event.actor_role),
+        at=event.at,
+    )
+
+
 class SystemStream:
     """Appends system events to ``store``'s ``system`` stream, at the version it last saw."""
 
@@ -81,16 +92,7 @@ class SystemStream:
         recorded: list[RecordedEvent] = []
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
             events = build()
-            new = [
-                NewEvent(
-                    type=e.type,
-                    schema_version=e.schema_version,
-                    payload=e.model_dump(mode="json"),
-                    actor=StoreActor(id=e.actor_id, role=e.actor_role),
-                    at=e.at,
-                )
-                for e in events
-            ]
+            new = [system_new_event(e) for e in events]
             command_id = f"system:{self._version + 1}:{events[0].at.isoformat()}:{self._instance}"
             try:
                 recorded = self.store.append(

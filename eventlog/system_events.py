@@ -138,6 +138,10 @@ class DisputeOpened(_SystemEvent):
     from_time: datetime | None
     to_time: datetime | None
     surveillance: list[str]
+    # R20: each deck that dealt a disputed round, as the opening found it: ``{"deck_id", "hold":
+    # held | already_held | destroyed, "note"}`` (adapters/dispute_decks.py); the ``deck_held``
+    # events of ``held`` ones are in the table's stream, in this event's transaction.
+    decks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class DisputeClosed(_SystemEvent):

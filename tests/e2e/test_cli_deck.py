@@ -83,6 +83,7 @@ def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path:
         "rounds": [],
         "held": True,
         "hold_reason": "dispute",
+        "dispute_id": "X",
         "retired_reason": None,
         "destroyed": False,
     }

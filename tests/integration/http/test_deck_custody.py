@@ -79,6 +79,7 @@ def test_a_deck_from_its_seal_to_its_retirement(sql_api: Api) -> None:
             "rounds": [2, 3],
             "held": False,
             "hold_reason": None,
+            "dispute_id": None,
             "retired_reason": "worn",
             "destroyed": True,
         }
