@@ -132,15 +132,16 @@ def _append_with_holds(store: Any, table_version: int, holds: list[Any], opened:
     """R17 + R20: the table's ``deck_held`` events and ``dispute_opened`` in ONE transaction,
     sealed by one checkpoint (issue 17: every system event is sealed when written)."""
     table_id, dispute_id = opened.table_id, opened.dispute_id
+    # One command per hold (its own id), as the audit decides each ``HoldDeck`` again.
+    commands = [
+        (f"dispute:{dispute_id}:hold:{event.deck_id}", [new])
+        for event, new in zip(holds, new_events(holds), strict=True)
+    ]
+    system = [(f"dispute:{dispute_id}", [system_new_event(opened)])]
     store.append_streams(
         [
-            (table_id, table_version, new_events(holds), f"dispute:{dispute_id}:decks"),
-            (
-                SYSTEM_STREAM,
-                store.stream_version(SYSTEM_STREAM),
-                [system_new_event(opened)],
-                f"dispute:{dispute_id}",
-            ),
+            (table_id, table_version, commands),
+            (SYSTEM_STREAM, store.stream_version(SYSTEM_STREAM), system),
         ],
         checkpoint=True,
     )

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from adapters.store.across import StreamAppend, answer_refused
+from adapters.store.across import StreamAppend, answer_refused, command_ids
 from adapters.store.core import (
     AppendEntrances,
     CheckpointMarks,
@@ -87,7 +87,7 @@ class InMemoryEventStore(AppendEntrances):
         if checkpoint and self.signer is None:
             raise SigningKeyMissing("no signing key is configured for checkpoints")
         with self._lock:
-            found = {p[3]: self._commands[p[3]] for p in parts if p[3] in self._commands}
+            found = {i: self._commands[i] for i in command_ids(parts) if i in self._commands}
             heads = {p[0]: len(self._streams.get(p[0], [])) for p in parts}
             if found or any(heads[p[0]] != p[1] for p in parts):
                 return answer_refused(
@@ -96,17 +96,17 @@ class InMemoryEventStore(AppendEntrances):
             rows, signed = len(self.rows), len(self.checkpoint_rows)
             try:
                 out = []
-                for index, (stream_id, expected_version, events, command_id) in enumerate(parts):
-                    commands = [(command_id, events)]
+                for index, (stream_id, expected_version, commands) in enumerate(parts):
                     last = checkpoint and index == len(parts) - 1
                     marks = checkpoint_marks(commands, last, ())
                     out.extend(self._append_locked(stream_id, expected_version, commands, marks))
                 return out
             except BaseException:  # a test's fault in a later part: undo the earlier ones
                 del self.rows[rows:], self.checkpoint_rows[signed:]
-                for stream_id, _, _, command_id in parts:
+                for stream_id, _, _ in parts:
                     kept = [i for i in self._streams.get(stream_id, []) if i < rows]
                     self._streams[stream_id] = kept
+                for command_id in command_ids(parts):
                     self._commands.pop(command_id, None)
                 raise
 

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from adapters.store.across import StreamAppend, answer_refused
+from adapters.store.across import StreamAppend, answer_refused, command_ids
 from adapters.store.core import (
     CheckpointMarks,
     EventRow,
@@ -293,8 +293,7 @@ class PostgresEventStore(SqlEventStore):
             for (stream_id, rows), start, part in zip(
                 written, reversed(starts), parts, strict=True
             ):
-                commands = [(part[3], part[2])]
-                out.extend(self._appended(stream_id, rows, log[: start + len(rows)], commands))
+                out.extend(self._appended(stream_id, rows, log[: start + len(rows)], part[2]))
             return out
 
     def _streams_in_pipeline(
@@ -305,10 +304,8 @@ class PostgresEventStore(SqlEventStore):
         with conn.pipeline() as pipeline, conn.transaction():
             written: list[tuple[str, list[EventRow]]] = []
             ranges = []
-            for stream_id, expected_version, events, command_id in parts:
-                done = self._insert(
-                    conn, pipeline, stream_id, expected_version, [(command_id, events)]
-                )
+            for stream_id, expected_version, commands in parts:
+                done = self._insert(conn, pipeline, stream_id, expected_version, commands)
                 if done is None:
                     raise _Retried
                 written.append((stream_id, done[1]))
@@ -323,7 +320,7 @@ class PostgresEventStore(SqlEventStore):
                 f"SELECT * FROM paigow_sequence_tail(({arrays.format(c='id')})::bigint[], "
                 f"({arrays.format(c='hash')})::text[])"
             )
-            last_at = parts[-1][2][-1].at
+            last_at = parts[-1][2][-1][1][-1].at
             try:
                 if self.faults:
                     pipeline.sync()
@@ -342,7 +339,7 @@ class PostgresEventStore(SqlEventStore):
         self, conn: Any, parts: Sequence[StreamAppend]
     ) -> list[list[RecordedEvent]]:
         """Nothing was written: the recorded events of a retry, else the refusal."""
-        ids = [part[3] for part in parts]
+        ids = command_ids(parts)
         found = {row[0]: tuple(row[1:]) for row in conn.execute(self.SELECT_COMMANDS, (ids,))}
         heads = {part[0]: self._version(conn, part[0]) for part in parts}
         return answer_refused(parts, found, heads, lambda s, a, b: self._read_stream(conn, s, a, b))

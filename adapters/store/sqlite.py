@@ -200,8 +200,7 @@ class SqliteEventStore(SqlEventStore):
         try:
             with self._write() as conn:
                 out = []
-                for index, (stream_id, expected_version, events, command_id) in enumerate(parts):
-                    commands = [(command_id, events)]
+                for index, (stream_id, expected_version, commands) in enumerate(parts):
                     last = checkpoint and index == len(parts) - 1
                     marks = checkpoint_marks(commands, last, ())
                     out.extend(self._append_new(conn, stream_id, expected_version, commands, marks))
@@ -217,8 +216,9 @@ class SqliteEventStore(SqlEventStore):
         with self._write() as conn:
             found: dict[str, tuple[str, int, int]] = {}
             heads: dict[str, int] = {}
-            for stream_id, _, _, command_id in parts:
-                known, (heads[stream_id], _), _ = self._lookup(conn, stream_id, [command_id])
+            for stream_id, _, commands in parts:
+                ids = [command_id for command_id, _ in commands]
+                known, (heads[stream_id], _), _ = self._lookup(conn, stream_id, ids)
                 found.update(known)
             return answer_refused(
                 parts, found, heads, lambda s, a, b: self._read_stream(conn, s, a, b)
