@@ -44,7 +44,7 @@ def hold_decks(
     rounds: Sequence[int],
     dispute_id: str,
     reason: str,
-    actor: Actor,
+    actor: Any,
     now: datetime,
 ) -> tuple[list[Event], list[dict[str, Any]]]:
     """The ``deck_held`` events the opening of ``dispute_id`` on ``rounds`` writes, decided by
@@ -66,7 +66,7 @@ def hold_decks(
             deck_id=deck.deck_id,
             reason=f"dispute {dispute_id}: {reason}"[:500],
             dispute_id=dispute_id,
-            actor=actor,
+            actor=Actor(id=actor.id, role=actor.role),  # the store's actor, as events carry it
             at=now,
         )
         held = decide(state, command)  # raises a DomainError the caller reports

@@ -52,7 +52,7 @@ def test_a_change_consumes_it() -> None:
         started(8, "1.0"),
     ]
     assert waiting(log) == {}
-    with pytest.raises(VersionNotAuthorised, match="software version 2.0 is not authorised"):
+    with pytest.raises(VersionNotAuthorised, match=r"software version 2\.0 is not authorised"):
         start_check(log, "2.0")
 
 
