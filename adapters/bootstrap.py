@@ -52,6 +52,7 @@ def wire(
     record_schema_revision: bool = False,
     signing: str | None = None,
     metered: bool = False,
+    software_version: str | None = None,
 ) -> Wiring:
     """The store at ``db`` (else the ``db`` setting) and the service over it, not started.
 
@@ -63,7 +64,9 @@ def wire(
     ``signing``: ``"require"`` refuses a store that cannot sign its checkpoints
     (:class:`adapters.readiness.SigningKeyRefused`, the store closed; ``"serve"`` says so with
     ``--read-only``'s hint); ``"read_only"`` makes the service refuse every command.
-    ``metered``: the service's appends are timed and counted for ``/metrics``."""
+    ``metered``: the service's appends are timed and counted for ``/metrics``.
+    ``software_version``: the version the service records at start (default: the installed
+    distribution's; tests name another to act an upgrade, R5/R19)."""
     url = database_url(db or settings.db)
     store = open_store(url.render_as_string(hide_password=False), signing_key=settings.signing_key)
     shown = url.render_as_string(hide_password=True)
@@ -88,6 +91,7 @@ def wire(
         # The system clock's steps forwards show against the monotonic clock; a simulation's
         # stepping clock has none to compare with (R4: only its steps back are noticed).
         monotonic=monotonic_seconds if clock is system_clock else None,
+        software_version=software_version,
     )
     if shared:  # one of several workers: say which one logged each line
         service.log = service.log.bind(pid=os.getpid())

@@ -27,6 +27,7 @@ def deck_record(deck: Deck) -> dict[str, Any]:
         "rounds": list(deck.rounds),
         "held": deck.held,
         "hold_reason": deck.hold_reason,
+        "dispute_id": deck.hold_dispute,
         "retired_reason": deck.retired_reason,
         "destroyed": deck.destroyed,
     }

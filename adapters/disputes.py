@@ -3,11 +3,14 @@
 A floor supervisor or an auditor opens a dispute on rounds of one table: by their numbers or by a
 time range (the rounds started inside it), with a reason, the player concerned and the casino's
 surveillance references. While it is open its rounds are held: a purge (R18,
-``adapters/purge.py``) refuses any range holding one of their events. ``export`` writes the
-regulator's bundle of the table through the last disputed round (``audit/bundle.py``: every
-event with its stored bytes and hashes, the checkpoints signed at them), its manifest carrying
-the dispute and the recall of each disputed round; ``paigow audit verify --bundle`` checks it
-with no database. Closing records the outcome and ends the hold.
+``adapters/purge.py``) refuses any range holding one of their events. Opening it also holds every
+deck that dealt one of its rounds (R20, ``adapters/dispute_decks.py``), in the same transaction.
+``export`` writes the regulator's bundle of the table through the last disputed round
+(``audit/bundle.py``: every event with its stored bytes and hashes, the checkpoints signed at
+them), its manifest carrying the dispute and the recall of each disputed round; ``paigow audit
+verify --bundle`` checks it
+with no database. Closing records the outcome and ends the rounds' hold; the decks stay held until
+the floor releases them (``paigow deck release``).
 
 Every refusal is a ``DisputeError`` (one line) raised before anything is written.
 """
@@ -21,12 +24,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from adapters.system_stream import SystemStream
+from adapters.dispute_decks import hold_decks, new_events, table_state
+from adapters.system_stream import SystemStream, system_new_event
 from eventlog.system_events import SYSTEM_STREAM, DisputeClosed, DisputeOpened
-from table_core.ports import EventStore
+from table_core.errors import DomainError
+from table_core.ports import ConcurrencyError, EventStore
 
 #: The roles that may open, close and export a dispute (HTTP and CLI alike).
 DISPUTE_ROLES = ("floor", "auditor")
+#: Openings decided again after another writer moved the table or the system stream on.
+_ATTEMPTS = 5
 
 
 class DisputeError(ValueError):
@@ -87,24 +94,57 @@ def open_dispute(store: EventStore, request: Request, actor: Any, now: datetime)
     rounds = _rounds(store, request)
     references = [_text(r, "surveillance reference") for r in request.surveillance]
     dispute_id = f"D-{secrets.token_hex(4)}"
-    SystemStream(store).append(
-        [
-            DisputeOpened(
-                at=now,
-                actor_id=actor.id,
-                actor_role=actor.role,
-                dispute_id=dispute_id,
-                table_id=request.table_id,
-                reason=reason,
-                player=(request.player or "").strip() or None,
-                rounds=rounds,
-                from_time=request.from_time,
-                to_time=request.to_time,
-                surveillance=references,
-            )
-        ]
-    )
+    for attempt in range(1, _ATTEMPTS + 1):
+        # Decided on the table and the system stream as they are; a write by anyone else in
+        # between refuses the append (nothing written) and it is decided again.
+        state = table_state(store, request.table_id)
+        try:
+            holds, decks = hold_decks(state, rounds, dispute_id, reason, actor, now)
+        except DomainError as error:
+            raise DisputeError(f"the disputed decks cannot be held: {error}", 409) from None
+        opened = DisputeOpened(
+            at=now,
+            actor_id=actor.id,
+            actor_role=actor.role,
+            dispute_id=dispute_id,
+            table_id=request.table_id,
+            reason=reason,
+            player=(request.player or "").strip() or None,
+            rounds=rounds,
+            from_time=request.from_time,
+            to_time=request.to_time,
+            surveillance=references,
+            decks=decks,
+        )
+        if not holds:
+            SystemStream(store).append([opened])
+            break
+        try:
+            _append_with_holds(store, state.version, holds, opened)
+            break
+        except ConcurrencyError:
+            if attempt == _ATTEMPTS:
+                raise
     return disputes(store)[dispute_id]
+
+
+def _append_with_holds(store: Any, table_version: int, holds: list[Any], opened: Any) -> None:
+    """R17 + R20: the table's ``deck_held`` events and ``dispute_opened`` in ONE transaction,
+    sealed by one checkpoint (issue 17: every system event is sealed when written)."""
+    table_id, dispute_id = opened.table_id, opened.dispute_id
+    # One command per hold (its own id), as the audit decides each ``HoldDeck`` again.
+    commands = [
+        (f"dispute:{dispute_id}:hold:{event.deck_id}", [new])
+        for event, new in zip(holds, new_events(holds), strict=True)
+    ]
+    system = [(f"dispute:{dispute_id}", [system_new_event(opened)])]
+    store.append_streams(
+        [
+            (table_id, table_version, commands),
+            (SYSTEM_STREAM, store.stream_version(SYSTEM_STREAM), system),
+        ],
+        checkpoint=True,
+    )
 
 
 def close_dispute(

@@ -35,7 +35,7 @@ from adapters.command_outcome import ROUND_ENDS, CommandResult, to_new_event, wr
 from adapters.held_tables import HeldTables
 from adapters.logging import get_logger
 from adapters.system_stream import SystemStream, significant_notes
-from eventlog.provenance import software_version
+from eventlog import provenance
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
@@ -98,8 +98,13 @@ class TableService(BatchExecution):
         shared: bool = False,
         clock_tolerance: timedelta = timedelta(seconds=2),
         monotonic: Monotonic | None = None,
+        software_version: str | None = None,
     ) -> None:
         self.store = store
+        #: The version this service records at start (R5/R19); tests name one to act an upgrade.
+        self.software_version = (
+            provenance.software_version() if software_version is None else software_version
+        )
         self.shared = shared
         self.clock = clock
         # R4: every reading goes through the watch; a step is recorded before the time it read
@@ -121,9 +126,11 @@ class TableService(BatchExecution):
     # --- lifecycle and the system stream -----------------------------------------------------
 
     def start(self) -> None:
-        """Record that the service started and which store it opened; verify the store."""
+        """Record that the service started and which store it opened; verify the store. Under
+        a software version other than the last start's, only with the floor's authorisation of
+        it (R5/R19): else ``VersionNotAuthorised``, nothing written."""
         self._system.started(
-            self.now(), software_version(), self._store_name, self._schema_revision
+            self.now(), self.software_version, self._store_name, self._schema_revision
         )
         self.log.info("service_started", schema_revision=self._schema_revision)
         self.check_store()

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from adapters.clock import ClockStep
+from adapters.software_versions import start_check
 from eventlog.envelope import NewEvent
 from eventlog.system_events import (
     SYSTEM_STREAM,
@@ -38,6 +39,17 @@ from table_core.ports import ConcurrencyError, EventStore, RecordedEvent, Signin
 _SYSTEM_ATTEMPTS = 32
 #: The ``system`` stream's last events, where the last start is looked for first.
 _TAIL = 256
+
+
+def system_new_event(event: Any) -> NewEvent:
+    """A system event as the store records it (its whole model is the payload)."""
+    return NewEvent(
+        type=event.type,
+        schema_version=event.schema_version,
+        payload=event.model_dump(mode="json"),
+        actor=StoreActor(id=event.actor_id, role=event.actor_role),
+        at=event.at,
+    )
 
 
 class SystemStream:
@@ -80,16 +92,7 @@ class SystemStream:
         recorded: list[RecordedEvent] = []
         for attempt in range(1, _SYSTEM_ATTEMPTS + 1):
             events = build()
-            new = [
-                NewEvent(
-                    type=e.type,
-                    schema_version=e.schema_version,
-                    payload=e.model_dump(mode="json"),
-                    actor=StoreActor(id=e.actor_id, role=e.actor_role),
-                    at=e.at,
-                )
-                for e in events
-            ]
+            new = [system_new_event(e) for e in events]
             command_id = f"system:{self._version + 1}:{events[0].at.isoformat()}:{self._instance}"
             try:
                 recorded = self.store.append(
@@ -110,19 +113,39 @@ class SystemStream:
     ) -> None:
         """The service started (its software version) and opened the store. R5/R19: when the
         last ``service_started`` named another software version, ``software_version_changed``
-        comes first (workers starting together: the first to write records it, the others then
-        find the new version already started)."""
+        comes first, naming the floor's authorisation of ``version``; without one the start is
+        refused, nothing written (``adapters/software_versions.py``). Workers starting together:
+        the first to write records the change, the others then find the new version started."""
 
         def build() -> list[Any]:
             events: list[Any] = []
             last = self._last_started_version()
             if last is not None and last != version:
-                events.append(SoftwareVersionChanged(at=now, old_version=last, new_version=version))
+                events.append(self._authorised_change(now, last, version))
             events.append(ServiceStarted(at=now, software_version=version, store=store_name))
             events.append(StoreOpened(at=now, store=store_name, schema_revision=schema_revision))
             return events
 
         self._append_built(build)
+
+    def _authorised_change(self, now: datetime, last: str, version: str) -> Any:
+        """R5/R19: the change from ``last`` to ``version``, naming the authorisation waiting for
+        it; :class:`VersionNotAuthorised` (nothing written) when none is."""
+        upper = self._version or 0
+        events = [
+            (e.position, e.type, e.payload)
+            for e in self.store.read_stream(SYSTEM_STREAM)
+            if e.version <= upper
+        ]
+        authorisation = start_check(events, version).authorisation
+        assert authorisation is not None  # a change without one was refused above
+        return SoftwareVersionChanged(
+            at=now,
+            old_version=last,
+            new_version=version,
+            authorisation=authorisation["position"],
+            reason=authorisation["reason"],
+        )
 
     def _last_started_version(self) -> str | None:
         """The software version the last ``service_started`` of the stream (up to the version

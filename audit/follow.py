@@ -40,6 +40,7 @@ from audit.follow_journal import FollowState
 from audit.follow_log import LiveLog
 from audit.follow_tail import TailWatch
 from audit.seal import Seal
+from audit.system_duties import SystemDuties
 from audit.tables import Tables
 from audit.verify import check_rows, round_range
 
@@ -52,13 +53,14 @@ class Checkers:
         self.tables = Tables(round_range(None, None))
         self.seal = Seal()
         self.clock = ClockRule()
-        self._taken = [0, 0, 0]
+        self.duties = SystemDuties()  # R17/R19/R20 across the system and table streams
+        self._taken = [0, 0, 0, 0]
 
     def feed(self, rows: Iterable[Sequence[Any]], checkpoints: Sequence[Sequence[Any]]) -> int:
         """Check ``rows`` (the log's next rows, in order) and the ``checkpoints`` among them
         (position, hash, signed_at, key_id, signature); the number of rows."""
         self.integrity.add_checkpoints(checkpoints)
-        count = check_rows(rows, self.integrity, self.tables, self.seal, self.clock)
+        count = check_rows(rows, self.integrity, self.tables, self.seal, self.clock, self.duties)
         for audit in self.tables.audits.values():
             audit.command_done()
         return count
@@ -66,7 +68,12 @@ class Checkers:
     def new_findings(self) -> list[Finding]:
         """The findings made since the last call, in position order."""
         out: list[Finding] = []
-        lists = (self.integrity.findings, self.tables.findings, self.clock.findings)
+        lists = (
+            self.integrity.findings,
+            self.tables.findings,
+            self.clock.findings,
+            self.duties.findings,
+        )
         for index, found in enumerate(lists):
             out += found[self._taken[index] :]
             self._taken[index] = len(found)

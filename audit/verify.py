@@ -30,6 +30,7 @@ from audit.clock import ClockRule
 from audit.findings import AuditReport, Finding
 from audit.seal import IN_ROUND, Seal, describe
 from audit.sources import LogSource
+from audit.system_duties import SystemDuties
 from audit.tables import Envelope, Tables, TablesInProcesses, first_line
 from eventlog.system_events import SYSTEM_STREAM, parse_system_event
 from table_core.ports import Upcasters
@@ -81,8 +82,9 @@ def verify_log(
         Tables(in_range, upcasters) if jobs <= 1 else TablesInProcesses(jobs, in_range, upcasters)
     )
     clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
+    duties = None if source.anchored else SystemDuties()
     try:
-        count = _pass(source, integrity, tables, table, progress, seal, clock)
+        count = _pass(source, integrity, tables, table, progress, seal, clock, duties)
         integrity.finish()
         sealing, tail = _sealing(integrity, seal, len(source.checkpoints), allow_unsealed_tail)
         closing = source.after(integrity.heads)
@@ -95,6 +97,8 @@ def verify_log(
     findings = _pinpoint([*integrity.findings, *sealing, *closing], result.findings)
     if clock is not None:
         findings += clock.findings
+    if duties is not None:
+        findings += duties.findings
     if table is not None and table not in result.rounds:
         findings.append(
             Finding(
@@ -200,6 +204,7 @@ def _pass(
     progress: Progress | None,
     seal: Seal,
     clock: ClockRule | None = None,
+    duties: SystemDuties | None = None,
 ) -> int:
     """The one pass: the chain on every row, then each row to its side (system or table), and
     the recorded times to the clock rule (R4)."""
@@ -219,8 +224,9 @@ def _pass(
         stream = row[1]
         if stream == SYSTEM_STREAM:
             seal.system(row)
-            if payload is not None:
-                _system_event(row, payload, integrity, envelope)
+            checked = payload is not None and _system_event(row, payload, integrity, envelope)
+            if checked and duties is not None and payload is not None:
+                duties.system_row(row, payload)
             if clock is not None:
                 clock.system_row(row)
             continue
@@ -232,24 +238,29 @@ def _pass(
             send(row, payload, clean)
             if clock is not None and clean:  # a row out of place is the chain's finding alone
                 clock.table_row(row)
+            if duties is not None and clean:
+                duties.table_row(row, payload)
     return count
 
 
 def _system_event(
     row: Sequence[Any], payload: dict[str, Any], integrity: Integrity, envelope: Envelope
-) -> None:
+) -> bool:
+    """Check a system event; whether it read as one (the duties then check what it says)."""
     try:
         event = parse_system_event(payload)
     except ValidationError as error:
         integrity.note(
             row, "schema", f"the payload does not read as a system event: {first_line(error)}"
         )
-        return
+        return False
     problems = envelope.problems(row, event, payload.get("schema_version"), system=True)
     if problems:
         integrity.note(row, "envelope", "; ".join(problems))
-    elif event.type == "signing_key_rotated":
+        return False
+    if event.type == "signing_key_rotated":
         integrity.rotate(row, event)
+    return True
 
 
 def check_rows(
@@ -258,8 +269,9 @@ def check_rows(
     tables: Tables,
     seal: Seal,
     clock: ClockRule,
+    duties: SystemDuties | None = None,
 ) -> int:
     """The same per-row pass as ``verify_log`` over a stretch of rows (``audit follow`` feeds it
     each stretch up to a newly signed checkpoint, keeping the checkers between stretches)."""
     stretch = LogSource(name="", rows=iter(rows), checkpoints=[], public_key=None)
-    return _pass(stretch, integrity, tables, None, None, seal, clock)
+    return _pass(stretch, integrity, tables, None, None, seal, clock, duties)

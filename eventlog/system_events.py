@@ -138,6 +138,10 @@ class DisputeOpened(_SystemEvent):
     from_time: datetime | None
     to_time: datetime | None
     surveillance: list[str]
+    # R20: each deck that dealt a disputed round, as the opening found it: ``{"deck_id", "hold":
+    # held | already_held | destroyed, "note"}`` (adapters/dispute_decks.py); the ``deck_held``
+    # events of ``held`` ones are in the table's stream, in this event's transaction.
+    decks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class DisputeClosed(_SystemEvent):
@@ -196,6 +200,19 @@ class SoftwareVersionChanged(_SystemEvent):
     type: Literal["software_version_changed"] = "software_version_changed"
     old_version: str
     new_version: str
+    # The waiting ``software_version_authorised`` this change used (adapters/software_versions.py):
+    # its global position and reason. ``None`` in logs written before change control existed.
+    authorisation: int | None = None
+    reason: str | None = None
+
+
+class SoftwareVersionAuthorised(_SystemEvent):
+    """R5/R19: a floor supervisor (the actor) authorised software ``version`` to run, for
+    ``reason``, before it ran; the ``software_version_changed`` into it names this event."""
+
+    type: Literal["software_version_authorised"] = "software_version_authorised"
+    version: str = Field(min_length=1, max_length=100)
+    reason: str = Field(min_length=1, max_length=2000)
 
 
 class RangePurged(_SystemEvent):
@@ -237,6 +254,7 @@ SystemEvent = Annotated[
     | ApiKeyRoleChanged
     | AuthenticationFailed
     | SoftwareVersionChanged
+    | SoftwareVersionAuthorised
     | RangePurged,
     Field(discriminator="type"),
 ]

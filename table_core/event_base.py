@@ -17,7 +17,9 @@ from pydantic import (
 
 from table_core.cards import FULL_DECK, card_text
 
-ActorRole = Literal["dealer", "floor", "player", "system", "cage", "count"]
+#: ``auditor``: only on ``deck_held`` naming a dispute an auditor opened (R17 + R20); the core
+#: lets an auditor record nothing else at a table.
+ActorRole = Literal["dealer", "floor", "player", "system", "cage", "count", "auditor"]
 
 _CANONICAL = frozenset(card_text(c) for c in FULL_DECK)
 

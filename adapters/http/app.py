@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from adapters.http import command_routes, disputes, errors, operations, queries
+from adapters.http import command_routes, disputes, errors, operations, queries, software_routes
 from adapters.http.auth_failures import FailureLimiter
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
@@ -61,6 +61,7 @@ def create_app(
     app.include_router(command_routes.router)
     app.include_router(queries.router)
     app.include_router(disputes.router)
+    app.include_router(software_routes.router)
     app.include_router(operations.router)
     operations.install_documents(app)
     from adapters.http import floor

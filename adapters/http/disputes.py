@@ -81,9 +81,14 @@ async def dispute_open(
 ) -> dict[str, Any]:
     service = request.app.state.service
     asked = disputes.Request(**body.model_dump())
-    return await run_in_threadpool(
+    record: dict[str, Any] = await run_in_threadpool(
         _run, disputes.open_dispute, service.store, asked, _actor(key), service.now()
     )
+    if record["decks"]:
+        # The opening held decks in the table's stream (R20): the table this server holds in
+        # memory is caught up, so its next deal sees the hold at once.
+        await run_in_threadpool(service.refresh, body.table_id)
+    return record
 
 
 @router.get(

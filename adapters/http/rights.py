@@ -82,6 +82,8 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "dispute_show": frozenset({"auditor", "floor"}),
     "dispute_close": frozenset({"auditor", "floor"}),
     "dispute_export": frozenset({"auditor", "floor"}),
+    # --- software change control (R5/R19): the floor, as for a rules change
+    "software_version_authorise": _FLOOR,
 }
 
 

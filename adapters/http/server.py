@@ -28,6 +28,7 @@ from adapters.http.app import create_app
 from adapters.http.keys import key_store_for
 from adapters.logging import configure_logging, get_logger
 from adapters.settings import Settings, load_settings
+from adapters.software_versions import require_authorised
 from table_core.dealing import DeckAndDiceSource
 
 #: The uvicorn import string of the workers' app factory.
@@ -42,6 +43,7 @@ def build_app(
     shared: bool = False,
     settings: Settings | None = None,
     read_only: bool = False,
+    software_version: str | None = None,
 ) -> FastAPI:
     """The app over the store at ``url`` (else the ``db`` setting); the service starts and stops
     with the server. ``shared``: other processes (the other workers) write the store too.
@@ -49,7 +51,9 @@ def build_app(
     A store that cannot sign the checkpoints its rounds need (no key, or not the log's key) is
     refused (``SigningKeyRefused``: one line, exit 2) unless ``read_only``: the service then
     refuses every command (503 ``read_only``), answers queries, and writes nothing, not even its
-    own start and stop (a key-less store could not seal them)."""
+    own start and stop (a key-less store could not seal them). A start under a software version
+    other than the log's last start is refused (``VersionNotAuthorised``: one line, exit 2) unless
+    the floor authorised it (``adapters/software_versions.py``)."""
     settings = settings or load_settings()
     wired = wire(
         settings,
@@ -60,8 +64,17 @@ def build_app(
         record_schema_revision=True,
         signing="read_only" if read_only else "serve",
         metered=True,
+        software_version=software_version,
     )
     store, service, shown = wired.store, wired.service, wired.shown
+    if not read_only:
+        # R5/R19: a version change nobody authorised is refused here, before uvicorn starts
+        # (one line, exit 2), not in the lifespan where it would be a traceback.
+        try:
+            require_authorised(store, service.software_version)
+        except BaseException:
+            store.close()
+            raise
     log = get_logger(component="http", **({"pid": os.getpid()} if shared else {}))
 
     @asynccontextmanager

@@ -359,6 +359,15 @@ class AppendEntrances:
         marks = checkpoint_marks(commands, checkpoint, checkpoint_after)
         return self._append(stream_id, expected_version, commands, marks)
 
+    def append_streams(
+        self, parts: Sequence[Any], *, checkpoint: bool = False
+    ) -> list[list[RecordedEvent]]:
+        """Several streams' commands in ONE transaction, all or none (``store/across.py``)."""
+        from adapters.store.across import check_parts
+
+        check_parts(parts)
+        return self._append_streams(parts, checkpoint)
+
     def _append(
         self,
         stream_id: str,
@@ -366,6 +375,9 @@ class AppendEntrances:
         commands: Sequence[BatchCommand],
         marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
+        raise NotImplementedError
+
+    def _append_streams(self, parts: Sequence[Any], checkpoint: bool) -> list[list[RecordedEvent]]:
         raise NotImplementedError
 
 

@@ -9,12 +9,14 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from adapters.store.across import StreamAppend, answer_refused, command_ids
 from adapters.store.core import (
     AppendEntrances,
     CheckpointMarks,
     EventReader,
     build_batch_rows,
     check_version,
+    checkpoint_marks,
     checkpoint_of,
     command_rows,
     recorded_ranges,
@@ -76,43 +78,82 @@ class InMemoryEventStore(AppendEntrances):
         if marks and self.signer is None:
             raise SigningKeyMissing("no signing key is configured for checkpoints")
         with self._lock:
-            ids = [command_id for command_id, _ in commands]
-            found = {i: self._commands[i] for i in ids if i in self._commands}
-            ranges = recorded_ranges(stream_id, ids, found)
-            if ranges is not None:  # the whole batch is a retry
-                return [self._stream_events(stream_id, first - 1, last) for first, last in ranges]
-            indexes = self._streams.get(stream_id, [])
-            head_version = len(indexes)
-            check_version(stream_id, expected_version, head_version)
-            head_hash = self.rows[indexes[-1]][11] if indexes else GENESIS_HASH
-            event_rows = build_batch_rows(stream_id, head_version, head_hash, commands)
-            position = len(self.rows)
-            global_head = self.rows[-1][13] if self.rows else GENESIS_HASH
-            # The event id is the position here, as on SQLite.
-            ids_ = range(position + 1, position + 1 + len(event_rows))
-            log = sequence(
-                ((event_id, row[10]) for event_id, row in zip(ids_, event_rows, strict=True)),
-                position,
-                global_head,
-            )
-            new_rows = [
-                (entry[0], *row, entry[2], entry[3])
-                for entry, row in zip(log, event_rows, strict=True)
-            ]
-            new_checkpoints = [
-                self._sign(new_rows[through - 1][0], new_rows[through - 1][13], at)
-                for through, at in marks
-            ]
-            self._fault("before_commit")
-            self.rows.extend(new_rows)
-            self._streams.setdefault(stream_id, []).extend(range(position, len(self.rows)))
-            for command_id, stream, first, last_version in command_rows(
-                stream_id, head_version, commands
-            ):
-                self._commands[command_id] = (stream, first, last_version)
-            self.checkpoint_rows.extend(new_checkpoints)
-            self._fault("after_commit")
-            return self._reader.appended([entry[0] for entry in log], event_rows, commands)
+            return self._append_locked(stream_id, expected_version, commands, marks)
+
+    def _append_streams(
+        self, parts: Sequence[StreamAppend], checkpoint: bool
+    ) -> list[list[RecordedEvent]]:
+        """Every part checked under the lock before any is written: all or none."""
+        if checkpoint and self.signer is None:
+            raise SigningKeyMissing("no signing key is configured for checkpoints")
+        with self._lock:
+            found = {i: self._commands[i] for i in command_ids(parts) if i in self._commands}
+            heads = {p[0]: len(self._streams.get(p[0], [])) for p in parts}
+            if found or any(heads[p[0]] != p[1] for p in parts):
+                return answer_refused(
+                    parts, found, heads, lambda s, a, b: self._stream_events(s, a, b)
+                )
+            rows, signed = len(self.rows), len(self.checkpoint_rows)
+            try:
+                out = []
+                for index, (stream_id, expected_version, commands) in enumerate(parts):
+                    last = checkpoint and index == len(parts) - 1
+                    marks = checkpoint_marks(commands, last, ())
+                    out.extend(self._append_locked(stream_id, expected_version, commands, marks))
+                return out
+            except BaseException:  # a test's fault in a later part: undo the earlier ones
+                del self.rows[rows:], self.checkpoint_rows[signed:]
+                for stream_id, _, _ in parts:
+                    kept = [i for i in self._streams.get(stream_id, []) if i < rows]
+                    self._streams[stream_id] = kept
+                for command_id in command_ids(parts):
+                    self._commands.pop(command_id, None)
+                raise
+
+    def _append_locked(
+        self,
+        stream_id: str,
+        expected_version: int,
+        commands: Sequence[BatchCommand],
+        marks: CheckpointMarks,
+    ) -> list[list[RecordedEvent]]:
+        """``_append`` with the lock held."""
+        ids = [command_id for command_id, _ in commands]
+        found = {i: self._commands[i] for i in ids if i in self._commands}
+        ranges = recorded_ranges(stream_id, ids, found)
+        if ranges is not None:  # the whole batch is a retry
+            return [self._stream_events(stream_id, first - 1, last) for first, last in ranges]
+        indexes = self._streams.get(stream_id, [])
+        head_version = len(indexes)
+        check_version(stream_id, expected_version, head_version)
+        head_hash = self.rows[indexes[-1]][11] if indexes else GENESIS_HASH
+        event_rows = build_batch_rows(stream_id, head_version, head_hash, commands)
+        position = len(self.rows)
+        global_head = self.rows[-1][13] if self.rows else GENESIS_HASH
+        # The event id is the position here, as on SQLite.
+        ids_ = range(position + 1, position + 1 + len(event_rows))
+        log = sequence(
+            ((event_id, row[10]) for event_id, row in zip(ids_, event_rows, strict=True)),
+            position,
+            global_head,
+        )
+        new_rows = [
+            (entry[0], *row, entry[2], entry[3]) for entry, row in zip(log, event_rows, strict=True)
+        ]
+        new_checkpoints = [
+            self._sign(new_rows[through - 1][0], new_rows[through - 1][13], at)
+            for through, at in marks
+        ]
+        self._fault("before_commit")
+        self.rows.extend(new_rows)
+        self._streams.setdefault(stream_id, []).extend(range(position, len(self.rows)))
+        for command_id, stream, first, last_version in command_rows(
+            stream_id, head_version, commands
+        ):
+            self._commands[command_id] = (stream, first, last_version)
+        self.checkpoint_rows.extend(new_checkpoints)
+        self._fault("after_commit")
+        return self._reader.appended([entry[0] for entry in log], event_rows, commands)
 
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         with self._lock:

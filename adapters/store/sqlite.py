@@ -12,10 +12,12 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from adapters.store.across import StreamAppend, answer_refused
 from adapters.store.core import (
     CheckpointMarks,
     chain_batch,
     check_version,
+    checkpoint_marks,
     checkpoint_of,
     command_rows,
     recorded_ranges,
@@ -187,6 +189,40 @@ class SqliteEventStore(SqlEventStore):
                 check_version(stream_id, expected_version, head_version)
             # Neither, by now: another process wrote in between; try again.
         raise StoreError(f"stream {stream_id!r} kept changing under this append; try again")
+
+    def _append_streams(
+        self, parts: Sequence[StreamAppend], checkpoint: bool
+    ) -> list[list[RecordedEvent]]:
+        """Every part in one ``BEGIN IMMEDIATE`` transaction: each part's heads are read after
+        the inserts of the parts before it, so the global chain runs on across them."""
+        if checkpoint:
+            self._need_signer()
+        try:
+            with self._write() as conn:
+                out = []
+                for index, (stream_id, expected_version, commands) in enumerate(parts):
+                    last = checkpoint and index == len(parts) - 1
+                    marks = checkpoint_marks(commands, last, ())
+                    out.extend(self._append_new(conn, stream_id, expected_version, commands, marks))
+        except sqlite3.IntegrityError as error:
+            if "commands.command_id" not in str(error):
+                raise
+        except _SlowPath:
+            pass
+        else:
+            self._fault("after_commit")
+            return out
+        # Nothing was written: a retry, or a refusal (store/across.py says which).
+        with self._write() as conn:
+            found: dict[str, tuple[str, int, int]] = {}
+            heads: dict[str, int] = {}
+            for stream_id, _, commands in parts:
+                ids = [command_id for command_id, _ in commands]
+                known, (heads[stream_id], _), _ = self._lookup(conn, stream_id, ids)
+                found.update(known)
+            return answer_refused(
+                parts, found, heads, lambda s, a, b: self._read_stream(conn, s, a, b)
+            )
 
     def _append_new(
         self,

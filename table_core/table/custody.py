@@ -47,6 +47,9 @@ from table_core.table.state import Deck, TableState
 
 DUTY = "R20"
 FLOOR_ROLES = frozenset({"floor"})
+#: R17: a dispute is opened by the floor or an auditor, and its opening holds the decks that
+#: dealt its rounds: a hold naming a dispute is theirs; every other custody fact the floor's.
+DISPUTE_ROLES = frozenset({"floor", "auditor"})
 
 
 class CustodyError(DomainError):
@@ -56,10 +59,12 @@ class CustodyError(DomainError):
         super().__init__(message, rule=DUTY)
 
 
-def _table_fact(state: TableState, cmd: Command, action: str) -> dict[str, Any]:
+def _table_fact(
+    state: TableState, cmd: Command, action: str, roles: frozenset[str] = FLOOR_ROLES
+) -> dict[str, Any]:
     """The floor records custody at an open table; custody facts are the table's (no round)."""
     opened(state, action)
-    require(cmd.actor, FLOOR_ROLES, action)
+    require(cmd.actor, roles, action)
     return {"table_id": state.table_id, "actor": cmd.actor, "at": cmd.at}
 
 
@@ -164,7 +169,8 @@ def retire_deck(state: TableState, cmd: RetireDeck) -> list[Event]:
 
 
 def hold_deck(state: TableState, cmd: HoldDeck) -> list[Event]:
-    env = _table_fact(state, cmd, "hold a deck")
+    roles = FLOOR_ROLES if cmd.dispute_id is None else DISPUTE_ROLES
+    env = _table_fact(state, cmd, "hold a deck", roles)
     reason = _said(cmd.reason, "the reason")
     deck = _known(state, cmd.deck_id)
     if deck.destroyed:
@@ -254,7 +260,7 @@ def _changes(deck: Deck, event: CustodyEvent) -> Mapping[str, Any]:
     if isinstance(event, DeckRetired):
         return {"status": "retired", "retired_reason": event.reason, "destroyed": event.destroyed}
     if isinstance(event, DeckHeld):
-        return {"held": True, "hold_reason": event.reason}
+        return {"held": True, "hold_reason": event.reason, "hold_dispute": event.dispute_id}
     if isinstance(event, DeckReleased):
-        return {"held": False, "hold_reason": None}
+        return {"held": False, "hold_reason": None, "hold_dispute": None}
     raise DomainError(f"not a custody event: {event.type}")

@@ -145,6 +145,7 @@ class Deck:
     hold_reason: str | None = None
     retired_reason: str | None = None
     destroyed: bool = False
+    hold_dispute: str | None = None  # the dispute the hold names (R17), ``None``: no dispute
 
 
 @dataclass(frozen=True)

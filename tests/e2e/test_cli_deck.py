@@ -83,6 +83,7 @@ def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path:
         "rounds": [],
         "held": True,
         "hold_reason": "dispute",
+        "dispute_id": "X",
         "retired_reason": None,
         "destroyed": False,
     }
@@ -101,3 +102,34 @@ def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path:
     report = json.loads(audited.stdout.splitlines()[-1])
     # Both simulated rounds name the day's deck: none is left without a custody record.
     assert report["custody"] == {"rounds_with_deck": 2, "no_custody_record": []}
+
+
+def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
+    """R17 + R20: ``dispute open`` on a simulated round holds the day's deck, naming the
+    dispute (``deck show``/``deck list``); a deal from it is then refused; the audit passes."""
+    made = paigow("simulate", "--db", DB, "--rounds", "2", "--players", "1", "--seed", "4")
+    assert made.returncode == 0, made.stderr
+    opened = paigow(
+        *("dispute", "open", "--db", DB, "--table", "SIM-1", "--round", "2"),
+        *("--reason", "seat 1 says the joker was marked", "--actor", "floor-2"),
+    )
+    assert opened.returncode == 0, opened.stderr
+    record = json.loads(opened.stdout)
+    dispute = record["dispute_id"]
+    assert record["decks"] == [{"deck_id": "SIM-1-DECK-1", "hold": "held", "note": None}]
+    listed = paigow("deck", "list", "--db", DB, "--table", "SIM-1")
+    (deck,) = map(json.loads, listed.stdout.splitlines())
+    assert (deck["deck_id"], deck["held"], deck["dispute_id"]) == ("SIM-1-DECK-1", True, dispute)
+    assert deck["hold_reason"] == f"dispute {dispute}: seat 1 says the joker was marked"
+    shown = paigow("deck", "show", "--db", DB, "--table", "SIM-1", "--deck", "SIM-1-DECK-1")
+    last = json.loads(shown.stdout.splitlines()[-1])
+    assert (last["event"], last["dispute_id"], last["actor"]) == ("deck_held", dispute, "floor-2")
+    closed = paigow(
+        *("dispute", "close", dispute, "--db", DB, "--outcome", "no marks found"),
+        *("--actor", "floor-2"),
+    )
+    assert closed.returncode == 0, closed.stderr
+    listed = paigow("deck", "list", "--db", DB, "--table", "SIM-1")
+    assert json.loads(listed.stdout)["held"] is True  # closing releases nothing (docs/audit.md)
+    audited = paigow("audit", "verify", "--db", DB)
+    assert audited.returncode == 0, audited.stdout + audited.stderr

@@ -79,6 +79,7 @@ def test_a_deck_from_its_seal_to_its_retirement(sql_api: Api) -> None:
             "rounds": [2, 3],
             "held": False,
             "hold_reason": None,
+            "dispute_id": None,
             "retired_reason": "worn",
             "destroyed": True,
         }
@@ -117,3 +118,29 @@ def test_bad_custody_input_is_refused_and_writes_nothing(api: Api) -> None:
     assert (no_deck.status_code, no_deck.json()["rule"]) == (422, "R20")
     assert no_deck.json()["message"] == f"no deck is in use at table {TABLE}: nothing to deal"
     assert written(api) == before + 3
+
+
+def test_a_dispute_opened_over_http_holds_its_deck(sql_api: Api) -> None:
+    """R17 + R20: the auditor opens a dispute on round 1; the deck that dealt it is held in the
+    same transaction, naming the dispute, and the next deal from it is refused at once."""
+    api = sql_api
+    open_table(api, (2, "ana", 100_000))
+    custody(api)
+    deal_one(api)
+    headers = {"Authorization": f"Bearer {api.tokens['auditor']}"}
+    body = {"table_id": TABLE, "rounds": [1], "reason": "marked cards"}
+    opened = api.client.post("/disputes", json=body, headers=headers)
+    assert opened.status_code == 201, opened.text
+    dispute = opened.json()["dispute_id"]
+    assert opened.json()["decks"] == [{"deck_id": "D-0417", "hold": "held", "note": None}]
+    decks = api.client.get(f"/tables/{TABLE}/decks", headers=headers).json()
+    (deck,) = decks
+    assert (deck["held"], deck["dispute_id"]) == (True, dispute)
+    api.ok("dealer", "/round/start")
+    api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 2_500})
+    api.ok("dealer", "/round/close-bets")
+    refused = api.post("dealer", "/round/deal/report", {"hands": HANDS})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["message"] == (
+        f"deck D-0417 is held (dispute {dispute}: marked cards): it cannot be dealt from"
+    )

@@ -62,6 +62,8 @@ EXPECTED: dict[str, set[str]] = {
     "dispute_show": {A, F},
     "dispute_close": {A, F},
     "dispute_export": {A, F},
+    # R5/R19: a software version is authorised by the floor, as a rules change
+    "software_version_authorise": {F},
 }
 
 BODIES: dict[str, dict[str, Any]] = {
@@ -99,6 +101,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "correct_rating": {"player_id": "ana", "reason": "left early", "minutes": 30},
     "dispute_open": {"table_id": "PG-1", "rounds": [1], "reason": "chip count"},
     "dispute_close": {"outcome": "upheld"},
+    "software_version_authorise": {"version": "9.9.9", "reason": "CHG-1"},
     "receive_deck": {"deck_id": "D-1", "seal": "S-1"},
     "inspect_deck": {"deck_id": "D-1", "card_count": 53, "inspector": "insp-1"},
     "load_shuffler": {"deck_id": "D-1", "shuffler_serial": "SH-1"},

@@ -1,0 +1,64 @@
+"""Software change control over HTTP (R5/R19): the floor authorises a software version, with a
+reason, before it runs (``adapters/software_versions.py``).
+
+``POST /service/software-versions`` records ``software_version_authorised`` (its record, 201);
+refused, nothing written: 403 another role, 409 the version the log already runs, 422 an empty
+version or reason.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from adapters import software_versions
+from adapters.http.auth import require
+from adapters.http.errors import ApiProblem, ErrorBody
+from adapters.http.keys import ApiKey
+from table_core.ports import Actor
+
+router = APIRouter(tags=["service"])
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody, "description": text}
+    for code, text in (
+        (401, "no API key, or an unknown one"),
+        (403, "only the floor authorises a software version"),
+        (409, "the version is the one the log already runs"),
+        (422, "an empty version or reason"),
+    )
+}
+
+
+class VersionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(max_length=100)
+    reason: str = Field(max_length=2000)
+
+
+def _authorise(store: Any, body: VersionIn, actor: Actor, now: Any) -> dict[str, Any]:
+    try:
+        return software_versions.authorise(store, body.version, body.reason, actor, now)
+    except software_versions.VersionAuthorisationError as error:
+        code = {403: "forbidden", 409: "conflict"}.get(error.status, "invalid_request")
+        raise ApiProblem(error.status, code, str(error)) from None
+
+
+@router.post(
+    "/service/software-versions",
+    operation_id="software_version_authorise",
+    summary="Authorise a software version to run, with a reason, before it runs (R5/R19)",
+    status_code=201,
+    responses=_ERRORS,
+)
+async def software_version_authorise(
+    request: Request,
+    body: VersionIn,
+    key: Annotated[ApiKey, Depends(require("software_version_authorise"))],
+) -> dict[str, Any]:
+    service = request.app.state.service
+    actor = Actor(key.actor_id, key.role)
+    return await run_in_threadpool(_authorise, service.store, body, actor, service.now())
