@@ -96,6 +96,7 @@ def test_a_round_end_on_another_table_signs_nothing_over_the_inserted_event(
     service.start()
     table = next(r[1] for r in casino.forger.rows() if r[1] != SYSTEM_STREAM)
     rules = service.load(table).rules  # held before the insider writes: no catch-up below
+    assert rules is not None
     forged = _forge_cash_out(casino, table)
     opening = c.OpenTable(table_id="NEW-1", rules=rules, actor=FLOOR, at=service.now())
     with pytest.raises(LogTampered, match=f"position {forged}"):
