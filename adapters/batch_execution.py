@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 from adapters.batches import BatchDecision, BatchItem, resolve
 from adapters.command_outcome import ROUND_ENDS, CommandResult, to_new_event, with_skipped, wrote
 from table_core.errors import DomainError
-from table_core.ports import CommandsPartlyRecorded, ConcurrencyError, StoreUnavailable
+from table_core.ports import (
+    CommandsPartlyRecorded,
+    ConcurrencyError,
+    StoreUnavailable,
+    UntaggedEvents,
+)
 from table_core.table import TableState, decide, fold
 
 if TYPE_CHECKING:
@@ -39,6 +44,7 @@ class BatchExecution:
         def _no_time_travel(self, table_id: str, at: datetime) -> None: ...
         def _outcome_unknown(self, table_id: str, log: Any) -> None: ...
         def _note_significant(self, events: Sequence[Any]) -> None: ...
+        def _log_tampered(self, error: UntaggedEvents, table_id: str) -> Exception: ...
 
     def execute_batch(self, table_id: str, items: Sequence[BatchItem]) -> list[CommandResult]:
         """Decide each command against the state the previous ones left and append them all in
@@ -57,6 +63,14 @@ class BatchExecution:
             return []
         log = self.log.bind(table_id=table_id, batch=len(items), first_command_id=items[0][1])
         self._refuse_while_unverified(log)
+        try:
+            return self._execute_batch(table_id, items, log)
+        except UntaggedEvents as error:  # issue 17: nothing was written, nothing signed
+            raise self._log_tampered(error, table_id) from None
+
+    def _execute_batch(
+        self, table_id: str, items: Sequence[BatchItem], log: Any
+    ) -> list[CommandResult]:
         initial = self._held_tables.current(table_id)
         decision = self._decide_in_time(items, initial, log)
         if decision.refused is not None:

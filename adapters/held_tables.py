@@ -14,7 +14,7 @@ from datetime import datetime
 
 from eventlog.mapper import parse_event
 from table_core.events import Event
-from table_core.ports import EventStore, RecordedEvent
+from table_core.ports import EventStore, RecordedEvent, UntaggedEvents
 from table_core.table import TableState, fold
 
 
@@ -43,13 +43,17 @@ class HeldTables:
         the whole stream when nothing is held."""
         self._stale.discard(table_id)  # before the read: a mark made during it is kept
         held = self._tables.get(table_id)
-        if held is None:
-            events = self.store.read_stream(table_id)
-            return self.keep(table_id, fold(table_events(events)), events[-1] if events else None)
-        later = self.store.read_stream(table_id, held.version)
-        if not later:
-            return held
-        return self.keep(table_id, fold(table_events(later), held), later[-1])
+        after = 0 if held is None else held.version
+        events = self.store.read_stream(table_id, after)
+        if not events:
+            return held if held is not None else self.keep(table_id, fold([]))
+        try:
+            # Issue 17: fold nothing a holder of the key did not append (an insider's INSERT).
+            self.store.verify_tags(table_id, after)
+        except UntaggedEvents:
+            self._stale.add(table_id)
+            raise
+        return self.keep(table_id, fold(table_events(events), held), events[-1])
 
     def current(self, table_id: str) -> TableState:
         """What commands decide on: the state in memory, caught up first only when the store

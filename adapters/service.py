@@ -46,6 +46,7 @@ from table_core.ports import (
     EventStore,
     RecordedEvent,
     StoreUnavailable,
+    UntaggedEvents,
 )
 from table_core.table import TableState, decide, fold
 
@@ -65,6 +66,12 @@ def _seals(state: TableState, events: Sequence[Event]) -> bool:
 
 class StoreUnverified(DomainError):
     """The store failed verification: no table command is accepted until it verifies again."""
+
+
+class LogTampered(StoreUnverified):
+    """Issue 17: the store met an event it did not append (no valid append tag: INSERTed behind
+    its back) and refused to sign or fold it; ``verification_failed`` is recorded and every
+    command is refused until an operator restarts the service on a log that holds."""
 
 
 class ServiceReadOnly(StoreUnverified):
@@ -117,8 +124,12 @@ class TableService(BatchExecution):
         self._store_name = store_name
         self._schema_revision = schema_revision
         self._held_tables = HeldTables(store)
-        self._system = SystemStream(store)
+        self._system = SystemStream(store, on_untagged=self._untagged)
         self.refusing: str | None = None
+        #: Why commands are refused since the store met an untagged event (issue 17): a later
+        #: chain verification that holds does not lift it (the chain of a forgery by the
+        #: published recipes holds).
+        self._tampered: str | None = None
         #: Why every command is refused, set by ``paigow serve --read-only`` (``None``: it is not).
         self.read_only: str | None = None
         self.log = get_logger(store=store_name)
@@ -154,11 +165,27 @@ class TableService(BatchExecution):
             return True
         finding = self._verify()
         if finding is None:
-            self.refusing = None
-            return True
+            self.refusing = self._tampered
+            return self._tampered is None
         self.refusing = self._system.verification_failed(self.now(), finding)
         self.log.error("verification_failed", finding=str(finding))
         return False
+
+    def _untagged(self, error: UntaggedEvents) -> str:
+        """The store met an event no holder of the key appended (issue 17): record
+        ``verification_failed`` naming it (unsealed: its head is never signed), refuse every
+        command from now on, one log line. Returns the reason."""
+        if self._tampered is None:
+            self._tampered = self._system.verification_failed(self.now(), error.finding)
+            self.log.error("verification_failed", finding=str(error.finding))
+        self.refusing = self._tampered
+        return self._tampered
+
+    def _log_tampered(self, error: UntaggedEvents, table_id: str) -> LogTampered:
+        """What a command that met an untagged event raises (HTTP 503 ``log_tampered``)."""
+        self._held_tables.mark_stale(table_id)
+        reason = self._untagged(error)
+        return LogTampered(f"commands are refused: {reason}")
 
     # --- tables ------------------------------------------------------------------------------
 
@@ -202,11 +229,18 @@ class TableService(BatchExecution):
         up with the store first when it was found stale, or on every call when ``shared``."""
         if self.shared:
             return self.refresh(table_id)
-        return self._held_tables.current(table_id)
+        try:
+            return self._held_tables.current(table_id)
+        except UntaggedEvents as error:
+            raise self._log_tampered(error, table_id) from None
 
     def refresh(self, table_id: str) -> TableState:
-        """The table as the store holds it now (:meth:`HeldTables.refresh`)."""
-        return self._held_tables.refresh(table_id)
+        """The table as the store holds it now (:meth:`HeldTables.refresh`); ``LogTampered`` when
+        it would fold an event no holder of the key appended."""
+        try:
+            return self._held_tables.refresh(table_id)
+        except UntaggedEvents as error:
+            raise self._log_tampered(error, table_id) from None
 
     def forget(self, table_id: str) -> None:
         """Hold nothing for this table (an id nobody opened: keep no empty state in memory)."""
@@ -229,6 +263,16 @@ class TableService(BatchExecution):
             role=command.actor.role,
         )
         self._refuse_while_unverified(log)
+        try:
+            return self._execute(table_id, command, command_id, log)
+        except UntaggedEvents as error:
+            # Issue 17: the store would have signed, or this table folded, an event no holder
+            # of the key appended: nothing was written.
+            raise self._log_tampered(error, table_id) from None
+
+    def _execute(
+        self, table_id: str, command: c.Command, command_id: str, log: Any
+    ) -> CommandResult:
         state = self._held_tables.current(table_id)
         try:
             events = decide(state, command)

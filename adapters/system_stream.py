@@ -32,7 +32,13 @@ from eventlog.system_events import (
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
-from table_core.ports import ConcurrencyError, EventStore, RecordedEvent, SigningKeyMissing
+from table_core.ports import (
+    ConcurrencyError,
+    EventStore,
+    RecordedEvent,
+    SigningKeyMissing,
+    UntaggedEvents,
+)
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
 #: instance wrote meanwhile, so N workers starting together conflict at most N - 1 times each.
@@ -55,8 +61,13 @@ def system_new_event(event: Any) -> NewEvent:
 class SystemStream:
     """Appends system events to ``store``'s ``system`` stream, at the version it last saw."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(
+        self, store: EventStore, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+    ) -> None:
         self.store = store
+        #: Told when the store refused to seal because of an event it did not append (issue 17):
+        #: the service records ``verification_failed`` and refuses commands.
+        self._on_untagged = on_untagged
         self._version: int | None = None
         # The system stream's command ids must differ between service instances: two that read
         # the same version at the same microsecond would otherwise share an id, and the store
@@ -82,6 +93,14 @@ class SystemStream:
                 return self._append(build, checkpoint=True)
             except SigningKeyMissing:
                 pass  # nothing was written: a store that cannot sign (a reader's service)
+            except UntaggedEvents as error:
+                # Nothing was written: the store will not sign over an event it did not append.
+                # The fact is still recorded, unsealed; the service is told (it then refuses).
+                if self._on_untagged is None:
+                    raise
+                recorded = self._append(build, checkpoint=False)
+                self._on_untagged(error)
+                return recorded
         return self._append(build, checkpoint=False)
 
     def _append(

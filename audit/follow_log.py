@@ -9,7 +9,7 @@ checkpoint ever signed): the store inserts them under its sequencer lock, so ids
 positions.
 
 Waking up: on PostgreSQL a second connection LISTENs on ``paigow_checkpoint``, which migration
-0012 has the ``checkpoints`` table NOTIFY on insert (payload: the table's schema, so followers of
+0010 has the ``checkpoints`` table NOTIFY on insert (payload: the table's schema, so followers of
 other schemas of the same database ignore it); without a notification (or on SQLite, which has
 none) the follower polls every ``poll`` seconds. LISTEN needs no write right: it works in a
 session with ``default_transaction_read_only=on``.

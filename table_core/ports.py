@@ -97,6 +97,14 @@ class TamperDetected(StoreError):
         self.finding = finding
 
 
+class UntaggedEvents(TamperDetected):
+    """Issue 17: an event after the last checkpoint that no append tag of the store's key covers
+    (written behind the store's back, e.g. INSERTed by an insider without the key). Raised instead
+    of signing a checkpoint over it (nothing is written) and by ``verify_tags`` when a table is
+    caught up; ``finding`` has ``position``, ``stream_id``, ``version``, ``problem`` and
+    ``detail``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who caused an event: a dealer, a pit boss, a player terminal, the system, …"""
@@ -300,6 +308,13 @@ class EventStore(Protocol):
     def checkpoint(self, at: datetime) -> Checkpoint: ...
 
     def checkpoints(self) -> list[Checkpoint]: ...
+
+    def verify_tags(self, stream_id: str, after_version: int = 0) -> None:
+        """``UntaggedEvents`` when an event of the stream after ``after_version`` (and after the
+        last checkpoint that holds) was not appended by a holder of the signing key: the check a
+        service makes before it folds events it did not write. A store without a key checks
+        nothing."""
+        ...
 
     def close(self) -> None: ...
 

@@ -177,7 +177,10 @@ def run_rotate(args: argparse.Namespace) -> int:
     try:
         store = open_store(args.db, signing_key=old, create=False)  # never a new database
         try:
-            SystemStream(store).append([event], checkpoint=True)
+            recorded = SystemStream(store).append([event], checkpoint=True)
+            # The new key cannot check the old key's tags (issue 17): it requires its own from
+            # the rotation on, which the old key's checkpoint seals.
+            store.record_tag_anchor(new, recorded[-1].position)
         finally:
             store.close()
     except BaseException:

@@ -13,7 +13,9 @@
   another request (idempotency.py).
 - 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
   path or method no route knows: the same shape, not Starlette's plain text.
-- 503 ``commands_refused``: the store failed verification; ``read_only``: the server was started
+- 503 ``commands_refused``: the store failed verification; ``log_tampered``: the store met an
+  event it did not append (no valid append tag, issue 17) and refused to sign or fold it (the
+  table refuses commands from then on); ``read_only``: the server was started
   with ``--read-only`` (no usable signing key); ``not_ready`` (``/ready``); ``store_unavailable``:
   the store refused, or (with ``Retry-After``) no database primary answered within the store's
   retries (a failover: send the same ``Idempotency-Key`` again after that many seconds), or the
@@ -39,7 +41,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
 from adapters.logging import get_logger
-from adapters.service import ServiceReadOnly, StoreUnverified
+from adapters.service import LogTampered, ServiceReadOnly, StoreUnverified
 from adapters.store.outage import RETRY_AFTER_S, describe
 from table_core.errors import DomainError
 from table_core.ports import (
@@ -112,6 +114,11 @@ def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
 def _store_unverified(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StoreUnverified)
     return problem(503, "commands_refused", exc.message)
+
+
+def _log_tampered(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LogTampered)
+    return problem(503, "log_tampered", exc.message)
 
 
 def _read_only(_request: Request, exc: Exception) -> JSONResponse:
@@ -227,6 +234,7 @@ def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
 HANDLERS: dict[type[Exception], Any] = {
     ApiProblem: _api_problem,
     StoreUnverified: _store_unverified,
+    LogTampered: _log_tampered,
     ServiceReadOnly: _read_only,
     HTTPException: _http_exception,
     DomainError: _domain_error,

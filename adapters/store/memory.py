@@ -24,6 +24,7 @@ from adapters.store.core import (
 )
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
+from adapters.store.tags import anchor_tag
 from eventlog.canonical import GENESIS_HASH, format_time
 from eventlog.verifier import Report, verify
 from table_core.ports import (
@@ -53,6 +54,11 @@ class InMemoryEventStore(AppendEntrances):
         self._lock = threading.Lock()
         # Test hooks, the same names as the SQL store's: called inside the "transaction".
         self.faults: dict[str, Callable[[], None]] = {}
+        #: Append tags (adapters/store/tags.py): one row per append, as ``append_tags`` holds
+        #: them; the anchors as ``append_tag_anchors`` (the first: a new store's head, 0).
+        self.tagger = signer.tagger() if signer is not None else None
+        self.tags: list[tuple[Any, ...]] = []
+        self.anchors: list[tuple[Any, ...]] = [(0, GENESIS_HASH, None)]
 
     def load(
         self, rows: Sequence[Sequence[Any]], checkpoint_rows: Sequence[Sequence[Any]] = ()
@@ -67,6 +73,9 @@ class InMemoryEventStore(AppendEntrances):
                 first = self._commands.get(row[9], (row[1], row[2], row[2]))[1]
                 self._commands[row[9]] = (row[1], first, row[2])
             self.checkpoint_rows.extend(tuple(row) for row in checkpoint_rows)
+            if self.rows and len(self.anchors) == 1 and not self.tags:
+                # History, as a migration finds a log written before tags: from its head on.
+                self.anchors[0] = (self.rows[-1][0], self.rows[-1][13], None)
 
     def _append(
         self,
@@ -93,7 +102,7 @@ class InMemoryEventStore(AppendEntrances):
                 return answer_refused(
                     parts, found, heads, lambda s, a, b: self._stream_events(s, a, b)
                 )
-            rows, signed = len(self.rows), len(self.checkpoint_rows)
+            rows, signed, tagged = len(self.rows), len(self.checkpoint_rows), len(self.tags)
             try:
                 out = []
                 for index, (stream_id, expected_version, commands) in enumerate(parts):
@@ -102,7 +111,7 @@ class InMemoryEventStore(AppendEntrances):
                     out.extend(self._append_locked(stream_id, expected_version, commands, marks))
                 return out
             except BaseException:  # a test's fault in a later part: undo the earlier ones
-                del self.rows[rows:], self.checkpoint_rows[signed:]
+                del self.rows[rows:], self.checkpoint_rows[signed:], self.tags[tagged:]
                 for stream_id, _, _ in parts:
                     kept = [i for i in self._streams.get(stream_id, []) if i < rows]
                     self._streams[stream_id] = kept
@@ -140,11 +149,19 @@ class InMemoryEventStore(AppendEntrances):
         new_rows = [
             (entry[0], *row, entry[2], entry[3]) for entry, row in zip(log, event_rows, strict=True)
         ]
+        tags = []
+        if self.tagger is not None:
+            tags.append(
+                self.tagger.row(stream_id, head_version, len(event_rows), event_rows[-1][10])
+            )
+        if marks:  # the events before this append must be tagged (tags.py)
+            self._check_tags(None, 0, self.tags + tags)
         new_checkpoints = [
             self._sign(new_rows[through - 1][0], new_rows[through - 1][13], at)
             for through, at in marks
         ]
         self._fault("before_commit")
+        self.tags.extend(tags)
         self.rows.extend(new_rows)
         self._streams.setdefault(stream_id, []).extend(range(position, len(self.rows)))
         for command_id, stream, first, last_version in command_rows(
@@ -182,9 +199,65 @@ class InMemoryEventStore(AppendEntrances):
         with self._lock:
             if not self.rows:
                 raise InvalidEvent("an empty log has nothing to sign")
+            self._check_tags(None, 0, self.tags)
             row = self._sign(self.rows[-1][0], self.rows[-1][13], at)
             self.checkpoint_rows.append(row)
             return checkpoint_of(row)
+
+    def record_tag_anchor(self, signer: Signer, position: int) -> None:
+        """As ``SqlEventStore.record_tag_anchor``."""
+        with self._lock:
+            found = [row for row in self.rows if row[0] == position]
+            if not found:
+                raise InvalidEvent(f"no event at position {position} to anchor the tags at")
+            digest = found[0][13]
+            self.anchors.append(
+                (position, digest, anchor_tag(signer.tagger().key, position, digest))
+            )
+
+    def verify_tags(self, stream_id: str, after_version: int = 0) -> None:
+        """The catch-up check (``SqlEventStore.verify_tags``)."""
+        with self._lock:
+            self._check_tags(stream_id, after_version, self.tags)
+
+    def _check_tags(
+        self, stream_id: str | None, after_version: int, tags: list[tuple[Any, ...]]
+    ) -> None:
+        """As the SQL stores' query: each event after the floor with the tags claiming it."""
+        if self.tagger is None:
+            return
+        tail: list[tuple[Any, ...]] = []  # the rows after the floor: walked back from the end
+        first = self.rows[0][0] if self.rows else 1  # positions are dense from the first row
+        at = {
+            row[0]: row[13]
+            for p in {a[0] for a in self.anchors} | {c[0] for c in self.checkpoint_rows[-16:]}
+            if 0 <= p - first < len(self.rows) and (row := self.rows[p - first])
+        }
+        anchors = [(*a, at.get(a[0])) for a in self.anchors]
+        checkpoints = [(*c, at.get(c[0])) for c in reversed(self.checkpoint_rows[-16:])]
+        floor = self.tagger.floor(anchors, checkpoints)
+        for row in reversed(self.rows):
+            if row[0] <= floor:
+                break
+            tail.append(row)
+        claims_of: dict[str, list[tuple[Any, ...]]] = {}
+        for t in tags:
+            claims_of.setdefault(t[0], []).append(t)
+        streams = self._streams
+
+        def hash_at(stream: str, version: Any) -> str | None:
+            indexes = streams.get(stream, [])
+            ok = isinstance(version, int) and 0 < version <= len(indexes)
+            return str(self.rows[indexes[version - 1]][11]) if ok else None
+
+        candidates = []
+        for position, stream, version, *_ in reversed(tail):
+            if stream_id is not None and (stream != stream_id or version <= after_version):
+                continue
+            claims = [t for t in claims_of.get(stream, ()) if t[1] <= version <= t[2]]
+            for t in claims or [(None,) * 5]:
+                candidates.append((position, stream, version, *t[1:], hash_at(stream, t[2])))
+        self.tagger.check(candidates)
 
     def checkpoints(self) -> list[Checkpoint]:
         with self._lock:

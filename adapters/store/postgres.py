@@ -40,8 +40,12 @@ from adapters.store.core import (
 )
 from adapters.store.failover import pooled_connection, retrying
 from adapters.store.sql import (
+    ALL_CANDIDATES,
     EVENT_COLUMNS,
     INSERT_CHECKPOINT,
+    INSERT_TAG,
+    SELECT_ANCHORS,
+    SELECT_FLOOR_CHECKPOINTS,
     SELECT_HEAD,
     SqlEventStore,
     _Retried,
@@ -188,6 +192,7 @@ class PostgresEventStore(SqlEventStore):
                     batch = {
                         "events": rows,
                         "commands": command_rows(stream_id, known[0], commands),
+                        "tags": self._tag_rows(stream_id, known[0], rows),
                     }
                     log = conn.execute(self.APPEND_CALL, (orjson.dumps(batch).decode(),)).fetchall()
                 else:
@@ -359,6 +364,12 @@ class PostgresEventStore(SqlEventStore):
         self._written_heads[stream_id] = (last[1], last[10])
         return self._reader.appended(positions, rows, commands)
 
+    def _tag_rows(self, stream_id: str, head_version: int, rows: list[EventRow]) -> list[Any]:
+        """This transaction's append tag (adapters/store/tags.py); none without a key."""
+        if self.tagger is None:
+            return []
+        return [self.tagger.row(stream_id, head_version, len(rows), rows[-1][10])]
+
     @staticmethod
     def _columns(
         stream_id: str, rows: list[EventRow], commands: Sequence[BatchCommand]
@@ -406,6 +417,8 @@ class PostgresEventStore(SqlEventStore):
             check_version(stream_id, expected_version, head_version)
         rows = build_batch_rows(stream_id, head_version, head_hash, commands)
         conn.execute(self.INSERT_COMMAND_EVENTS, self._columns(stream_id, rows, commands))
+        for tag in self._tag_rows(stream_id, head_version, rows):
+            conn.execute(self.sql(INSERT_TAG), tag)
         return head_version, rows
 
     def _await_tail(
@@ -430,6 +443,10 @@ class PostgresEventStore(SqlEventStore):
         """
         if not signs and not self.faults:
             return None
+        floor = None
+        if signs and self.tagger is not None:
+            # Statements after the tail's: their snapshots see every event positioned so far.
+            floor = (conn.execute(SELECT_ANCHORS), conn.execute(SELECT_FLOOR_CHECKPOINTS))
         # The lock may make the server wait: only a sync is sure to wait with it. An insert's
         # unique violation (a concurrent writer won) is raised here at the latest; the server then
         # skipped the tail.
@@ -437,6 +454,8 @@ class PostgresEventStore(SqlEventStore):
         log: list[tuple[int, int | None, str]] = tail.fetchall()
         if self.faults:
             self._fault("holding_lock")
+        if floor is not None:
+            self._check_tags_in_pipeline(conn, pipeline, floor)
         if signs:
             signed = []
             for index, at in signs:
@@ -445,8 +464,18 @@ class PostgresEventStore(SqlEventStore):
                     raise InvalidEvent("an empty log has nothing to sign")
                 signed.append(self._signed_row(position, chain_hash, at))
             # Pipelined with the COMMIT the caller sends next: no round trip of their own.
-            conn.cursor().executemany(self.sql(INSERT_CHECKPOINT), signed)
+            conn.cursor().executemany(self.sql(INSERT_CHECKPOINT), self._signed_rows(signed))
         return log
+
+    def _check_tags_in_pipeline(self, conn: Any, pipeline: Any, floor: tuple[Any, Any]) -> None:
+        """Before signing, under the lock: every event after the floor tagged (``_check_tags``,
+        its floor read already, pipelined with the tail). One round trip more."""
+        assert self.tagger is not None
+        anchors, checkpoints = floor
+        start = self.tagger.floor(anchors.fetchall(), checkpoints.fetchall())
+        rows = conn.execute(self.sql(ALL_CANDIDATES), (start,))
+        pipeline.sync()
+        self.tagger.check(rows.fetchall())
 
     def _known_commands(
         self, conn: Any, stream_id: str, ids: Sequence[str]
@@ -476,6 +505,12 @@ class PostgresEventStore(SqlEventStore):
         commit and its sequencer pass: the two-transaction append of older versions)."""
         with self._connection() as conn:
             self._sequence_pass(conn, None)
+
+    def verify_tags(self, stream_id: str, after_version: int = 0) -> None:
+        self._retrying(
+            lambda: super(PostgresEventStore, self).verify_tags(stream_id, after_version),
+            "verify_tags",
+        )
 
     def checkpoint(self, at: datetime) -> Checkpoint:
         self._need_signer()

@@ -8,6 +8,10 @@ checks that the migrated schema matches this metadata on both engines.
   an ``events`` row is never touched again; on SQLite both rows are written together.
 - ``commands``: one row per command id, for idempotent retries. Insert only.
 - ``checkpoints``: signed chain heads. Insert only.
+- ``append_tags``: one row per append transaction, the HMAC (a key derived from the signing key)
+  over the stream, its version range and the last event's hash (adapters/store/tags.py). Insert
+  only. ``append_tag_anchors``: from where tags are required (its first row: the log's head when
+  migration 0009 ran), then rows tagged by a key rotation. Insert only.
 - ``sequencer_queue``: events an older PostgreSQL writer (two transactions an append) committed
   without a position; the next append's tail drains them into ``event_log``. The only table with
   deletes, and no part of the audit trail.
@@ -21,6 +25,7 @@ from sqlalchemy import (
     BigInteger,
     Column,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -95,4 +100,28 @@ sequencer_queue = Table(
     Column("hash", String(HASH), nullable=False),
 )
 
+append_tags = Table(
+    "append_tags",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("stream_id", String(200), nullable=False),
+    Column("first_version", Integer, nullable=False),
+    Column("last_version", Integer, nullable=False),
+    Column("last_hash", String(HASH), nullable=False),
+    Column("tag", String(HASH), nullable=False),
+    # No unique key: a row an insider inserts must never block the service's own append.
+    Index("append_tags_stream", "stream_id", "last_version"),
+)
+
+append_tag_anchors = Table(
+    "append_tag_anchors",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("position", BigInteger, nullable=False),
+    Column("hash", String(HASH), nullable=False),
+    Column("tag", String(HASH), nullable=True),
+)
+
 APPEND_ONLY_TABLES = ("events", "event_log", "commands", "checkpoints")
+#: Append-only too (migration 0009), but never purged: a tag of a purged stream is harmless.
+TAG_TABLES = ("append_tags", "append_tag_anchors")

@@ -15,6 +15,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from adapters.store.tags import Tagger
 from eventlog.canonical import checkpoint_message
 from eventlog.keys import key_id, key_paths, read_private_key_file
 
@@ -45,6 +46,16 @@ class Signer:
         return self.private_key.public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
         )
+
+    def tagger(self) -> Tagger:
+        """The append tags' key, derived from this key (adapters/store/tags.py): a new object
+        each call, so each store keeps its own cache of trusted checkpoints."""
+        raw = self.private_key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return Tagger(raw, self.public_raw)
 
     def sign(self, position: int, chain_hash: str, at: str) -> str:
         return self.private_key.sign(checkpoint_message(position, chain_hash, at)).hex()

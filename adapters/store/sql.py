@@ -36,11 +36,13 @@ from adapters.store.core import (
 )
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
+from adapters.store.tags import anchor_tag
 from eventlog.canonical import format_time
 from eventlog.query import CHECKPOINT_QUERY
 from eventlog.verifier import Finding, Report, verify
 from table_core.ports import (
     Checkpoint,
+    InvalidEvent,
     RecordedEvent,
     SigningKeyMissing,
     Upcasters,
@@ -74,6 +76,34 @@ INSERT_COMMAND = (
 INSERT_CHECKPOINT = (
     "INSERT INTO checkpoints (position, hash, signed_at, key_id, signature) VALUES (?, ?, ?, ?, ?)"
 )
+INSERT_TAG = (
+    "INSERT INTO append_tags (stream_id, first_version, last_version, last_hash, tag) "
+    "VALUES (?, ?, ?, ?, ?)"
+)
+INSERT_ANCHOR = "INSERT INTO append_tag_anchors (position, hash, tag) VALUES (?, ?, ?)"
+# Where tags start to be required (tags.floor_position): the first anchor (migration 0009's) and
+# the newest ones, with the log's hash at each position; the newest checkpoints likewise.
+SELECT_ANCHORS = (
+    "SELECT a.position, a.hash, a.tag, g.hash FROM append_tag_anchors a "
+    "LEFT JOIN event_log g ON g.position = a.position "
+    "WHERE a.id = (SELECT min(id) FROM append_tag_anchors) "
+    "OR a.id IN (SELECT id FROM append_tag_anchors ORDER BY id DESC LIMIT 8) ORDER BY a.id"
+)
+SELECT_FLOOR_CHECKPOINTS = (
+    "SELECT c.position, c.hash, c.signed_at, c.key_id, c.signature, g.hash FROM checkpoints c "
+    "LEFT JOIN event_log g ON g.position = c.position ORDER BY c.id DESC LIMIT 16"
+)
+# Each event after the floor with every tag that claims to cover it (tags.first_untagged).
+SELECT_TAG_CANDIDATES = (
+    "SELECT g.position, e.stream_id, e.version, t.first_version, t.last_version, t.last_hash, "
+    "t.tag, l.hash FROM event_log g JOIN events e ON e.id = g.event_id "
+    "LEFT JOIN append_tags t ON t.stream_id = e.stream_id AND t.last_version >= e.version "
+    "AND t.first_version <= e.version "
+    "LEFT JOIN events l ON l.stream_id = t.stream_id AND l.version = t.last_version "
+    "WHERE g.position > ? {stream} ORDER BY g.position"
+)
+ALL_CANDIDATES = SELECT_TAG_CANDIDATES.format(stream="")
+STREAM_CANDIDATES = SELECT_TAG_CANDIDATES.format(stream="AND e.stream_id = ? AND e.version > ?")
 EVENT_COLUMNS = (
     "stream_id, version, type, schema_version, payload, recorded_at, actor_id, actor_role, "
     "command_id, prev_hash, hash"
@@ -105,6 +135,8 @@ class SqlEventStore(AppendEntrances):
         self.engine = engine
         self.signer = signer
         self.public_key = signer.public_raw if signer is not None else public_key
+        #: The append tags' key (adapters/store/tags.py); none without a signing key.
+        self.tagger = signer.tagger() if signer is not None else None
         self._reader = EventReader(upcasters)
         self.faults: dict[str, Callable[[], None]] = {}  # test hooks, see _fault
         self._sql: dict[str, str] = {}
@@ -139,6 +171,50 @@ class SqlEventStore(AppendEntrances):
         signed_at = format_time(at)
         signature = self.signer.sign(position, chain_hash, signed_at)
         return (position, chain_hash, signed_at, self.signer.key_id, signature)
+
+    def _signed_rows(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """Checkpoint rows this store signed: their signatures need no check by its tags."""
+        if self.tagger is not None:
+            for row in rows:
+                self.tagger.signed(row[4])
+        return rows
+
+    def _tag_floor(self, conn: Any) -> int:
+        assert self.tagger is not None
+        anchors = list(conn.execute(SELECT_ANCHORS))
+        return self.tagger.floor(anchors, conn.execute(SELECT_FLOOR_CHECKPOINTS))
+
+    def _check_tags(self, conn: Any, stream_id: str | None = None, after_version: int = 0) -> None:
+        """``UntaggedEvents`` at the first event after the floor (the last checkpoint that holds)
+        that no valid append tag covers: the whole log before a checkpoint is signed, one stream's
+        events after ``after_version`` when a table is caught up. No key: nothing to check with."""
+        if self.tagger is None:
+            return
+        floor = self._tag_floor(conn)
+        if stream_id is None:
+            rows = conn.execute(self.sql(ALL_CANDIDATES), (floor,))
+        else:
+            rows = conn.execute(self.sql(STREAM_CANDIDATES), (floor, stream_id, after_version))
+        self.tagger.check(rows)
+
+    def record_tag_anchor(self, signer: Signer, position: int) -> None:
+        """Tags of ``signer``'s key are required after ``position`` (an event sealed by a
+        checkpoint the previous key signed): what ``paigow keys signing rotate`` records for the
+        new key, which cannot check the old key's signature or tags."""
+        with self._connection() as conn:
+            found = conn.execute(
+                self.sql("SELECT hash FROM event_log WHERE position = ?"), (position,)
+            ).fetchone()
+            if found is None:
+                raise InvalidEvent(f"no event at position {position} to anchor the tags at")
+            tag = anchor_tag(signer.tagger().key, position, found[0])
+            conn.execute(self.sql(INSERT_ANCHOR), (position, found[0], tag))  # autocommit
+
+    def verify_tags(self, stream_id: str, after_version: int = 0) -> None:
+        """The catch-up check: ``UntaggedEvents`` when an event of ``stream_id`` after
+        ``after_version`` and after the last checkpoint carries no valid append tag."""
+        with self._connection() as conn:
+            self._check_tags(conn, stream_id, after_version)
 
     def _need_signer(self) -> None:
         if self.signer is None:

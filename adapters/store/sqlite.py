@@ -25,6 +25,7 @@ from adapters.store.core import (
 from adapters.store.sql import (
     EVENT_COLUMNS,
     INSERT_CHECKPOINT,
+    INSERT_TAG,
     SELECT_GLOBAL_HEAD,
     SqlEventStore,
     _SlowPath,
@@ -245,12 +246,22 @@ class SqliteEventStore(SqlEventStore):
         )
         self._insert_flat(conn, "events", rows, 12)
         self._insert_flat(conn, "log", log, 4)
+        if self.tagger is not None:  # this transaction's tag (adapters/store/tags.py)
+            count = len(log) // 4  # ``rows`` is flat: the last value is the last event's hash
+            conn.execute(INSERT_TAG, self.tagger.row(stream_id, head_version, count, rows[-1]))
         if marks:
+            # Sign only over events this store or another holder of the key appended.
+            self._check_tags(conn)
             # ``log`` is flat, four values an event: the position, then the global hash at +3.
             signed = self._signed_row
             conn.executemany(
                 INSERT_CHECKPOINT,
-                [signed(log[4 * through - 4], log[4 * through - 1], at) for through, at in marks],
+                self._signed_rows(
+                    [
+                        signed(log[4 * through - 4], log[4 * through - 1], at)
+                        for through, at in marks
+                    ]
+                ),
             )
         return recorded
 
@@ -270,6 +281,7 @@ class SqliteEventStore(SqlEventStore):
             head = conn.execute(SELECT_GLOBAL_HEAD).fetchone()
             if head is None:
                 raise InvalidEvent("an empty log has nothing to sign")
-            row = self._signed_row(head[0], head[1], at)
+            self._check_tags(conn)
+            row = self._signed_rows([self._signed_row(head[0], head[1], at)])[0]
             conn.execute(INSERT_CHECKPOINT, row)
         return checkpoint_of(row)

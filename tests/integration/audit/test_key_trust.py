@@ -20,6 +20,7 @@ from adapters.store.signing import Signer
 from eventlog.canonical import key_rotation_message
 from eventlog.keys import KeyFileExposed
 from eventlog.system_events import SYSTEM_STREAM, SigningKeyRotated
+from table_core.ports import UntaggedEvents
 
 from .conftest import Casino
 
@@ -83,16 +84,16 @@ def test_a_verifier_holding_the_first_key_follows_a_rotation(
     summary = lines[-1]
     assert summary["keys_followed"] == [rotated["new_key_id"]]
     assert f"(rotated to {rotated['new_key_id']})" in summary["summary"]
-    # The old key signing after the rotation is refused: the service was not moved to the new key.
+    # A service left on the old key after the rotation cannot vouch for the new key's appends
+    # (their tags are not its key's, issue 17): it signs nothing, records verification_failed
+    # naming the first of them, and the audit fails on its unsealed events.
+    after = casino.forger.rows()[-1][0]
     _start_stop(casino.url, Signer.from_file(old))
     status, lines = _audit(casino, capsys, old_pub)
     assert status == 1
-    refused = [f for f in lines[:-1] if f["clause"] == "chain.checkpoint"]
-    assert len(refused) == 2
-    assert all(
-        f"signed by key {rotated['old_key_id']}, not {rotated['new_key_id']}" in f["message"]
-        for f in refused
-    )
+    assert [(f["clause"], f["position"]) for f in lines[:-1]] == [("chain.unsealed", after + 1)]
+    failed = [r for r in casino.forger.rows() if r[3] == "verification_failed"]
+    assert [json.loads(r[5])["problem"] for r in failed] == ["untagged"]
 
 
 def test_a_checkpoint_signed_by_a_key_it_cannot_reach_is_refused(
@@ -105,10 +106,44 @@ def test_a_checkpoint_signed_by_a_key_it_cannot_reach_is_refused(
     status, lines = _audit(casino, capsys, old_pub)
     assert status == 1
     findings = lines[:-1]
+    # A key that signed nothing of this log cannot check a tag of it (issue 17): the service on
+    # it signs nothing and records verification_failed, and what it appended is unsealed.
+    assert [(f["clause"], f["position"]) for f in findings] == [("chain.unsealed", before + 1)]
+    types = [r[3] for r in casino.forger.rows() if r[0] > before]
+    assert types == [
+        "service_started",
+        "store_opened",
+        "verification_failed",
+        "commands_refused",
+        "service_stopped",
+    ]
+    assert casino.store.checkpoints()[-1].position <= before
+    store = open_store(casino.url, signing_key=stranger)  # nor a bare checkpoint
+    try:
+        with pytest.raises(UntaggedEvents):
+            store.checkpoint(casino.store.checkpoints()[-1].at)
+    finally:
+        store.close()
+    # A checkpoint signed by that key all the same (its holder INSERTs it): the audit refuses
+    # it, a key it cannot reach from the key it holds.
+    last = casino.forger.rows()[-1]
+    signed_at = str(last[6])
+    casino.forger._insert_only(
+        [
+            (
+                "INSERT INTO checkpoints (position, hash, signed_at, key_id, signature) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (last[0], last[13], signed_at, stranger.key_id,
+                 stranger.sign(last[0], last[13], signed_at)),
+            )
+        ]
+    )  # fmt: skip
+    status, lines = _audit(casino, capsys, old_pub)
+    assert status == 1
+    findings = lines[:-1]
     assert [(f["clause"], f["position"]) for f in findings] == [
         ("chain.unsealed", before + 1),
-        ("chain.checkpoint", before + 2),
-        ("chain.checkpoint", before + 3),
+        ("chain.checkpoint", last[0]),
     ]
     assert f"signed by key {stranger.key_id}, not " in findings[1]["message"]
     assert "cannot reach" in findings[1]["message"]

@@ -1,9 +1,9 @@
 """PostgreSQL: NOTIFY ``paigow_checkpoint`` when checkpoints are signed, so ``paigow audit
 follow`` verifies each round as soon as its checkpoint commits instead of polling (issue 22).
 
-Revision ID: 0012_notify_checkpoint
-Revises: 0008_pg_roles
-Create Date: 2027-01-10
+Revision ID: 0010_notify_checkpoint
+Revises: 0009_append_tags
+Create Date: 2026-12-01
 
 A statement-level AFTER INSERT trigger on ``checkpoints``: a batch that signs several checkpoints
 notifies once, and PostgreSQL delivers a notification only when its transaction commits (never
@@ -23,8 +23,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0012_notify_checkpoint"
-down_revision = "0008_pg_roles"
+revision = "0010_notify_checkpoint"
+down_revision = "0009_append_tags"
 branch_labels = None
 depends_on = None
 
