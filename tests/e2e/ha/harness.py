@@ -125,6 +125,7 @@ class Play:
     served: Served
     tables: int = 4
     rate: float = 50.0
+    prefix: str = "HA"  # the tables' ids: HA-1, HA-2, ... (a new prefix: new tables)
     attempts: list[Attempt] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -133,7 +134,8 @@ class Play:
 
     def start(self) -> None:
         for n in range(self.tables):
-            thread = threading.Thread(target=self._play, args=(f"HA-{n + 1}",), daemon=True)
+            table = f"{self.prefix}-{n + 1}"
+            thread = threading.Thread(target=self._play, args=(table,), daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -146,6 +148,11 @@ class Play:
         """The attempts that got a 2xx answer: one per command."""
         with self._lock:
             return [a for a in self.attempts if 200 <= a.status < 300]
+
+    def played(self) -> list[Attempt]:
+        """The 2xx attempts past each table's opening (open, seats, buy-ins): the rounds."""
+        opening = 1 + 2 * len(PLAYERS)
+        return [a for a in self.answered() if int(a.key.rsplit("-", 1)[1]) > opening]
 
     def _play(self, table: str) -> None:
         interval = self.tables / self.rate
