@@ -27,7 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "deploy" / "ha"))
 
-from cluster import HaCluster, free_port, missing_tools  # noqa: E402, F401 (used by the test)
+from cluster import PG_BIN, HaCluster, free_port, missing_tools  # noqa: E402, F401 (the tests)
 
 from adapters.http.keys import key_store_for  # noqa: E402
 from adapters.store import migrate, open_store  # noqa: E402
@@ -208,6 +208,52 @@ class Play:
     def _record(self, attempt: Attempt) -> None:
         with self._lock:
             self.attempts.append(attempt)
+
+
+@dataclass
+class ReadyPoll:
+    """``GET /ready`` every ``every`` seconds in a thread: (time.monotonic(), status, body)."""
+
+    served: Served
+    every: float = 0.2
+    answers: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def _poll(self) -> None:
+        with httpx.Client(base_url=self.served.base, timeout=10) as client:
+            while not self.stopping.wait(self.every):
+                try:
+                    response = client.get("/ready")
+                except httpx.TransportError:
+                    continue
+                self.answers.append((time.monotonic(), response.status_code, response.json()))
+
+
+def wait_replayed(cluster: HaCluster, database: str, timeout: float = 60.0) -> None:
+    """Wait until the standby has replayed everything the primary has written (a synchronous
+    standby has FLUSHED every acknowledged commit; its replay may trail by a moment)."""
+    written = cluster.psql("SELECT pg_current_wal_lsn()", database).strip()
+    query = f"SELECT pg_last_wal_replay_lsn() >= '{written}'::pg_lsn"
+    standby = cluster.libpq(database, "prefer-standby")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = subprocess.run(
+            [str(PG_BIN / "psql"), standby, "-XAtqc", query], capture_output=True, text=True
+        )
+        if found.stdout.strip() == "t":
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"the standby did not replay {written} within {timeout:.0f} s")
 
 
 @dataclass
