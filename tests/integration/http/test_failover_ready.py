@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import make_url
@@ -82,38 +83,43 @@ def test_ready_says_a_failover_is_under_way_then_names_the_new_primary(
             "count": 0,
         }
         assert cut_at <= parse_time(since) <= datetime.now(UTC)
-
-        with capture_logs() as logs:
-            after = api.client.get("/ready")  # the next connection reaches B
-        assert after.status_code == 200, after.text
-        found = after.json()
-        assert found["status"] == "ready"
-        assert found["primary"] == f"127.0.0.1:{b.port}"
-        assert found["failover"]["since"] == since
-        recovered = parse_time(found["failover"]["recovered_at"])
-        assert parse_time(since) <= recovered <= datetime.now(UTC)
-        assert found["failover"] | {"recovered_at": None} == {
-            "in_progress": False,
-            "since": since,
-            "recovered_at": None,
-            "last_primary": f"127.0.0.1:{a.port}",
-            "primary": f"127.0.0.1:{b.port}",
-            "count": 1,
-        }
-        [line] = [line for line in logs if line["event"] == "store_failover"]
-        assert (line["last_primary"], line["primary"]) == (
-            f"127.0.0.1:{a.port}",
-            f"127.0.0.1:{b.port}",
-        )
-        metrics = samples(api)
-        assert value(metrics, "paigow_store_failovers_total") == 1.0
-        assert value(metrics, "paigow_store_primary_lost") == 0.0
-        assert "postgres@" not in after.text and "postgres@" not in during.text
+        assert "postgres@" not in during.text
+        recovered(api, a, b, since)
         # Commands go through the new primary.
         started = api.post("dealer", "/round/start")
         assert started.status_code == 200, started.text
     finally:
         store.close()
+
+
+def recovered(api: Any, a: Proxy, b: Proxy, since: str) -> None:
+    """The next ``/ready`` reaches B: 200 naming it and the failover, logged and counted."""
+    with capture_logs() as logs:
+        after = api.client.get("/ready")  # the next connection reaches B
+    assert after.status_code == 200, after.text
+    found = after.json()
+    assert found["status"] == "ready"
+    assert found["primary"] == f"127.0.0.1:{b.port}"
+    assert found["failover"]["since"] == since
+    back_at = parse_time(found["failover"]["recovered_at"])
+    assert parse_time(since) <= back_at <= datetime.now(UTC)
+    assert found["failover"] | {"recovered_at": None} == {
+        "in_progress": False,
+        "since": since,
+        "recovered_at": None,
+        "last_primary": f"127.0.0.1:{a.port}",
+        "primary": f"127.0.0.1:{b.port}",
+        "count": 1,
+    }
+    [line] = [line for line in logs if line["event"] == "store_failover"]
+    assert (line["last_primary"], line["primary"]) == (
+        f"127.0.0.1:{a.port}",
+        f"127.0.0.1:{b.port}",
+    )
+    metrics = samples(api)
+    assert value(metrics, "paigow_store_failovers_total") == 1.0
+    assert value(metrics, "paigow_store_primary_lost") == 0.0
+    assert "postgres@" not in after.text
 
 
 def test_a_late_loss_of_an_old_primary_changes_nothing() -> None:
