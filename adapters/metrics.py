@@ -13,7 +13,10 @@ Counted as requests are answered (adapters/http/observe.py) and as the service a
 
 Read from the store when scraped (:class:`StoreCollector`): ``paigow_ready`` (1 or 0, as
 ``/ready``), ``paigow_checkpoint_age_seconds`` (since the log's last signed checkpoint),
-``paigow_verification_ok`` (0 while a failed verification refuses commands), ``paigow_read_only``.
+``paigow_verification_ok`` (0 while a failed verification refuses commands), ``paigow_read_only``;
+on PostgreSQL ``paigow_store_failovers_total`` (failovers this process saw: connected to another
+primary after losing one, adapters/store/primary.py) and ``paigow_store_primary_lost`` (1 while
+none is reachable).
 
 ``paigow serve --workers N`` sets ``PROMETHEUS_MULTIPROC_DIR`` for its workers (a fresh folder
 the parent removes at exit): the counters and histograms are then prometheus-client's
@@ -36,7 +39,7 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 
 #: The environment variable prometheus-client reads for its multiprocess mode.
@@ -122,7 +125,7 @@ class StoreCollector:
     def __init__(self, store: Any, service: Any, head: str) -> None:
         self.store, self.service, self.head = store, service, head
 
-    def collect(self) -> Iterator[GaugeMetricFamily]:
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         from adapters.readiness import readiness
 
         found = readiness(self.store, self.service, self.head)
@@ -137,6 +140,16 @@ class StoreCollector:
             "1 when the server refuses every command",
             bool(self.service.read_only),
         )
+        watch = getattr(self.store, "primary_watch", None)
+        if watch is not None:  # PostgreSQL: adapters/store/primary.py
+            yield CounterMetricFamily(
+                "paigow_store_failovers",
+                "Failovers seen: connected to another primary after losing one",
+                value=watch.failovers,
+            )
+            yield _gauge(
+                "paigow_store_primary_lost", "1 while no primary is reachable", watch.in_progress
+            )
         if found.last is not None:
             age = time.time() - found.last.at.timestamp()
             yield _gauge(

@@ -83,6 +83,9 @@ class Readiness:
 
     checks: dict[str, bool | str] = field(default_factory=dict)
     last: LastCheckpoint | None = None
+    #: The primary's ``host:port`` and the failover state (a PostgreSQL store; else ``None``).
+    primary: str | None = None
+    failover: dict[str, Any] | None = None
 
     @property
     def reason(self) -> str | None:
@@ -96,11 +99,13 @@ class Readiness:
 def readiness(store: Any, service: Any, head: str) -> Readiness:
     """Every check, in order; a store that does not answer fails the checks that need it."""
     found = Readiness()
+    watch = getattr(store, "primary_watch", None)
     try:
         revision = _schema_revision(store)
         found.checks["store"] = True
     except Exception as error:  # any failure to answer: the store is not reachable
-        found.checks["store"] = f"the store does not answer: {_one_line(error)}"
+        why = watch.reason() if watch is not None else None  # a failover: it says since when
+        found.checks["store"] = why or f"the store does not answer: {_one_line(error)}"
         found.checks["schema"] = found.checks["signing_key"] = "not checked"
     else:
         found.checks["schema"] = (
@@ -108,7 +113,16 @@ def readiness(store: Any, service: Any, head: str) -> Readiness:
         )
         found.checks["signing_key"] = _key_check(store, found)
     found.checks["commands"] = _commands_check(service)
+    if watch is not None:
+        found.failover = watch.state()
+        found.primary = None if watch.in_progress else watch.primary
     return found
+
+
+def failover_reason(store: Any) -> str | None:
+    """ "no primary: failover in progress since …" while the store knows of one, else ``None``."""
+    watch = getattr(store, "primary_watch", None)
+    return watch.reason() if watch is not None else None
 
 
 def _schema_revision(store: Any) -> str | None:

@@ -333,8 +333,24 @@ class HealthOut(BaseModel):
     refusing: str | None
 
 
+class FailoverOut(BaseModel):
+    """The PostgreSQL primary's failovers as this server saw them (deploy/ha/README.md): one in
+    progress (``since``, ``last_primary``) or the last one (``since``: the primary lost,
+    ``recovered_at``: connected to ``primary``, the new one); ``count`` this process has seen."""
+
+    in_progress: bool
+    since: str | None
+    recovered_at: str | None
+    last_primary: str | None
+    primary: str | None
+    count: int
+
+
 class ReadyOut(BaseModel):
-    """``/ready``'s 200: every check ``true`` (a 503 ``not_ready`` names the failing one)."""
+    """``/ready``'s 200: every check ``true`` (a 503 ``not_ready`` names the failing one).
+    ``primary`` (``host:port``) and ``failover``: a PostgreSQL store only."""
 
     status: str
     checks: dict[str, bool | str]
+    primary: str | None = None
+    failover: FailoverOut | None = None

@@ -32,7 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from adapters import metrics
 from adapters.http.errors import ErrorBody, problem
 from adapters.http.models import HealthOut, ReadyOut
-from adapters.readiness import readiness
+from adapters.readiness import failover_reason, readiness
 
 #: Where the documents' assets are served from (fastapi-offline's ``static`` folder).
 ASSETS_URL = "/docs-assets"
@@ -62,15 +62,16 @@ async def ready(request: Request) -> Any:
             READY_TIMEOUT_S,
         )
     except TimeoutError:
-        return problem(
-            503,
-            "not_ready",
-            f"store: the store did not answer within {READY_TIMEOUT_S:g} s",
-            checks={"store": "no answer"},
-        )
+        store = state.service.store
+        why = failover_reason(store) or f"the store did not answer within {READY_TIMEOUT_S:g} s"
+        watch = getattr(store, "primary_watch", None)
+        extra = {} if watch is None else {"failover": watch.state()}
+        return problem(503, "not_ready", f"store: {why}", checks={"store": "no answer"}, **extra)
+    extra = {} if found.failover is None else {"failover": found.failover}
     if found.reason is not None:
-        return problem(503, "not_ready", found.reason, checks=found.checks)
-    return JSONResponse(ReadyOut(status="ready", checks=found.checks).model_dump())
+        return problem(503, "not_ready", found.reason, checks=found.checks, **extra)
+    out = ReadyOut(status="ready", checks=found.checks, primary=found.primary, **extra)
+    return JSONResponse(out.model_dump(exclude_none=found.failover is None))
 
 
 @router.get("/metrics", include_in_schema=False)

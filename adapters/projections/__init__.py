@@ -65,8 +65,10 @@ def recall(
     (a main wager, a side bet or the bank). An unfinished round reads ``in_progress``."""
     if last is not None and last < 1:
         raise ValueError("last is a number of rounds from 1")
+    from adapters.projections.standby import reader
+
     with opened(source) as store:
-        runner = ProjectionRunner(store)
+        runner = reader(store) if catch_up else ProjectionRunner(store)
         if catch_up:
             runner.catch_up()
         with runner.db.read() as tx:

@@ -81,6 +81,10 @@ class ProjectionRunner:
     the batch's transaction), ``"before_commit"`` just before a batch commits.
     """
 
+    #: Whether ``catch_up`` first positions what a legacy writer left queued (PostgreSQL; a
+    #: write: the runners of a read-only session, adapters/projections/standby.py, do not).
+    sequencing = True
+
     def __init__(
         self,
         store: Any,
@@ -134,7 +138,7 @@ class ProjectionRunner:
         engine = getattr(self.store, "engine", None)
         if engine is None:
             return len(getattr(self.store, "rows", ()))
-        with self.db.read() as tx:
+        with Database(engine).read() as tx:  # the store's (the projections' may be elsewhere)
             found = tx.one("SELECT COALESCE(MAX(position), 0) FROM event_log")
         return int(found[0]) if found else 0
 
@@ -147,7 +151,8 @@ class ProjectionRunner:
         projections as of that position); returns how many events were read."""
         self._ensure_checkpoints()
         sequence = getattr(self.store, "sequence", None)
-        if callable(sequence):  # PostgreSQL: position what a writer that died left queued
+        if callable(sequence) and self.sequencing:
+            # PostgreSQL: position what a writer that died left queued
             sequence()
         read = 0
         while True:

@@ -27,6 +27,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
 from adapters.logging import get_logger
+from adapters.store.primary import PrimaryWatch, server_of
 from table_core.ports import StoreUnavailable
 
 T = TypeVar("T")
@@ -63,21 +64,28 @@ def unavailable(error: BaseException) -> StoreUnavailable:
 
 
 @contextlib.contextmanager
-def pooled_connection(engine: Engine) -> Iterator[Any]:
+def pooled_connection(engine: Engine, watch: PrimaryWatch | None = None) -> Iterator[Any]:
     """A pooled DBAPI connection; a lost connection raises ``StoreUnavailable`` and drops the
-    pool (a new one connects afresh, to the primary of the moment)."""
+    pool (a new one connects afresh, to the primary of the moment). ``watch`` hears of the loss
+    (adapters/store/primary.py)."""
     try:
         pooled = engine.raw_connection()
     except Exception as error:  # the pool raises the driver's own error when it cannot connect
         if connection_lost(error):
+            if watch is not None:
+                watch.lost(None)
             raise unavailable(error) from error
         raise
     conn = pooled.driver_connection
+    if watch is not None:
+        watch.seen(server_of(conn))
     try:
         yield conn
     except Exception as error:
         if not connection_lost(error, conn):
             raise
+        if watch is not None:
+            watch.lost(server_of(conn))
         pooled.invalidate()
         # Every idle connection went to the same server: drop them (those checked out by other
         # threads are closed when returned). The pool's events carry over to the new pool.

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
+from sqlalchemy import event
 
 from adapters.store.across import StreamAppend, answer_refused, command_ids
 from adapters.store.core import (
@@ -39,6 +40,7 @@ from adapters.store.core import (
     recorded_ranges,
 )
 from adapters.store.failover import pooled_connection, retrying
+from adapters.store.primary import PrimaryWatch, server_of, several_hosts
 from adapters.store.sql import (
     ALL_CANDIDATES,
     EVENT_COLUMNS,
@@ -111,6 +113,10 @@ class PostgresEventStore(SqlEventStore):
         super().__init__(*args, **kwargs)
         #: How long an operation whose connection was lost is retried (a failover: failover.py).
         self.retry_s = retry_s
+        #: The primary of the moment and the failovers seen (``/ready``, ``/metrics``).
+        self.primary_watch = PrimaryWatch(failover=several_hosts(self.engine.url))
+        watch = self.primary_watch
+        event.listen(self.engine, "connect", lambda conn, _record: watch.connected(server_of(conn)))
         # (version, hash) of each stream's last event as this store appended it: rows never
         # change, so while nobody else appends to the stream it is still its head (a table is
         # written by one server); a stale entry only costs a refused insert and a retry.
@@ -120,7 +126,7 @@ class PostgresEventStore(SqlEventStore):
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Any]:
-        with pooled_connection(self.engine) as conn:
+        with pooled_connection(self.engine, self.primary_watch) as conn:
             yield conn
 
     def _retrying(self, operation: Callable[[], T], what: str) -> T:

@@ -70,15 +70,16 @@ COLUMNS: list[Column] = [
 
 def run_ratings(args: argparse.Namespace) -> int:
     from adapters.cli.commands.report import _url
-    from adapters.projections import ProjectionRunner, opened
+    from adapters.projections import opened
     from adapters.projections.ratings import COLUMNS as KEYS
     from adapters.projections.ratings import read_ratings
+    from adapters.projections.standby import reader
     from adapters.settings import load_settings
 
     day = _day(args.day)
     gaming_day = load_settings().gaming_day()
     with opened(_url(args.db), create=False) as store:
-        runner = ProjectionRunner(store)
+        runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         with runner.db.read() as tx:
             found = read_ratings(tx, day=day, player=args.player, day_of=gaming_day.day_of)

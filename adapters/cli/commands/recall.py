@@ -51,12 +51,13 @@ def _positive(text: str) -> int:
 
 def run_recall(args: argparse.Namespace) -> int:
     from adapters.cli.commands.report import _url
-    from adapters.projections import ProjectionRunner, opened
+    from adapters.projections import opened
     from adapters.projections.rounds import read_rounds
+    from adapters.projections.standby import reader
 
     last = None if args.round is not None else (args.last or 10)
     with opened(_url(args.db), create=False) as store:
-        runner = ProjectionRunner(store)
+        runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         position = min(runner.positions().values())
         with runner.db.read() as tx:

@@ -87,8 +87,9 @@ def _day(text: str, gaming_day: Any) -> date | None:
 
 def run_report(args: argparse.Namespace) -> int:
     from adapters.cli.progress import Progress
-    from adapters.projections import ProjectionRunner, opened
+    from adapters.projections import opened
     from adapters.projections.reports import VIEWS, build_report
+    from adapters.projections.standby import reader
     from adapters.settings import load_settings
 
     settings = load_settings()
@@ -103,7 +104,7 @@ def run_report(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise DomainError(f"PAIGOW_PITS: {error}") from None
     with opened(_url(args.db), create=False) as store:
-        runner = ProjectionRunner(store)
+        runner = reader(store, rebuild=args.rebuild)  # a standby: nothing written
         progress = Progress(runner.head(), "projections")
         if args.rebuild:
             runner.rebuild(progress=progress.update)

@@ -245,11 +245,12 @@ def run_correct(args: argparse.Namespace) -> int:
 
 def run_list(args: argparse.Namespace) -> int:
     from adapters.cli.commands.report import _url
-    from adapters.projections import ProjectionRunner, opened
+    from adapters.projections import opened
     from adapters.projections.books import read_tables
+    from adapters.projections.standby import reader
 
     with opened(_url(args.db), create=False) as store:
-        runner = ProjectionRunner(store)
+        runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         with runner.db.read() as tx:
             found = read_tables(tx)

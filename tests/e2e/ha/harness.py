@@ -27,7 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "deploy" / "ha"))
 
-from cluster import HaCluster, free_port, missing_tools  # noqa: E402, F401 (used by the test)
+from cluster import PG_BIN, HaCluster, free_port, missing_tools  # noqa: E402, F401 (the tests)
 
 from adapters.http.keys import key_store_for  # noqa: E402
 from adapters.store import migrate, open_store  # noqa: E402
@@ -125,6 +125,7 @@ class Play:
     served: Served
     tables: int = 4
     rate: float = 50.0
+    prefix: str = "HA"  # the tables' ids: HA-1, HA-2, ... (a new prefix: new tables)
     attempts: list[Attempt] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -133,7 +134,8 @@ class Play:
 
     def start(self) -> None:
         for n in range(self.tables):
-            thread = threading.Thread(target=self._play, args=(f"HA-{n + 1}",), daemon=True)
+            table = f"{self.prefix}-{n + 1}"
+            thread = threading.Thread(target=self._play, args=(table,), daemon=True)
             thread.start()
             self._threads.append(thread)
 
@@ -146,6 +148,11 @@ class Play:
         """The attempts that got a 2xx answer: one per command."""
         with self._lock:
             return [a for a in self.attempts if 200 <= a.status < 300]
+
+    def played(self) -> list[Attempt]:
+        """The 2xx attempts past each table's opening (open, seats, buy-ins): the rounds."""
+        opening = 1 + 2 * len(PLAYERS)
+        return [a for a in self.answered() if int(a.key.rsplit("-", 1)[1]) > opening]
 
     def _play(self, table: str) -> None:
         interval = self.tables / self.rate
@@ -201,6 +208,52 @@ class Play:
     def _record(self, attempt: Attempt) -> None:
         with self._lock:
             self.attempts.append(attempt)
+
+
+@dataclass
+class ReadyPoll:
+    """``GET /ready`` every ``every`` seconds in a thread: (time.monotonic(), status, body)."""
+
+    served: Served
+    every: float = 0.2
+    answers: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def _poll(self) -> None:
+        with httpx.Client(base_url=self.served.base, timeout=10) as client:
+            while not self.stopping.wait(self.every):
+                try:
+                    response = client.get("/ready")
+                except httpx.TransportError:
+                    continue
+                self.answers.append((time.monotonic(), response.status_code, response.json()))
+
+
+def wait_replayed(cluster: HaCluster, database: str, timeout: float = 60.0) -> None:
+    """Wait until the standby has replayed everything the primary has written (a synchronous
+    standby has FLUSHED every acknowledged commit; its replay may trail by a moment)."""
+    written = cluster.psql("SELECT pg_current_wal_lsn()", database).strip()
+    query = f"SELECT pg_last_wal_replay_lsn() >= '{written}'::pg_lsn"
+    standby = cluster.libpq(database, "prefer-standby")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = subprocess.run(
+            [str(PG_BIN / "psql"), standby, "-XAtqc", query], capture_output=True, text=True
+        )
+        if found.stdout.strip() == "t":
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"the standby did not replay {written} within {timeout:.0f} s")
 
 
 @dataclass
