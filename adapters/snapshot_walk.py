@@ -49,6 +49,8 @@ class Walked:
     heads: dict[str, tuple[int, str]] = field(default_factory=dict)
     states: dict[str, TableState] = field(default_factory=dict)
     last: dict[str, RecordedEvent] = field(default_factory=dict)
+    #: How many table events this walk has folded (after the snapshots: the tail).
+    folded: int = 0
     #: Snapshots to take up when the walk passes their position: (table, stream hash, state,
     #: the table's event it ends with), by position.
     installs: dict[int, list[tuple[str, str, TableState, RecordedEvent]]] = field(
@@ -72,7 +74,8 @@ class Walked:
             self.heads[table_id] = (state.version, stream_hash)
             self.states[table_id] = state
             self.last[table_id] = last
-            pending.pop(table_id, None)  # events up to the snapshot: it holds them
+            dropped = pending.pop(table_id, None)  # events up to the snapshot: it holds them
+            self.folded -= len(dropped or ())
 
 
 def walk(store: Any, at: Walked, *, until: int | None = None, folding: bool = True) -> Walked:
@@ -169,6 +172,7 @@ def _collect(
             return  # a table whose earlier events are before the walk and not held: not folded
         events = pending[stream] = []
     events.append(store._reader.event(row))
+    at.folded += 1
     if len(events) >= PAGE:  # bounded memory: fold a long run now
         at.states[stream] = fold(table_events(events), at.states.get(stream, TableState()))
         at.last[stream] = events[-1]
