@@ -19,7 +19,7 @@ from adapters.held_tables import table_events
 from adapters.logging import get_logger
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
-from adapters.snapshots import INSERT, Snapshot, Snapshots
+from adapters.snapshots import COLUMNS, INSERT, Snapshot, Snapshots
 from adapters.store.signing import Signer
 from table_core import commands as c
 from table_core.errors import DomainError
@@ -100,8 +100,7 @@ def snapshot_taken(store_factory: Opener) -> tuple[Any, Snapshot]:
     first.stop()
     store = store_factory()
     with store._connection() as conn:
-        rows = list(conn.execute("SELECT " + INSERT.split("(")[1].split(")")[0] +
-                                 " FROM table_snapshots ORDER BY id"))  # fmt: skip
+        rows = list(conn.execute(f"SELECT {COLUMNS} FROM table_snapshots ORDER BY id"))
     assert len(rows) == 1
     snap = Snapshot(*rows[0])
     second = started(store, 1)
@@ -145,9 +144,7 @@ def _plant(store: Any, snap: Snapshot, signer: Signer | None = None, **changes: 
         fields["signature"] = signer.private_key.sign(Snapshot(**fields).message()).hex()
     row = tuple(Snapshot(**fields).__dict__.values())
     with store._connection() as conn:
-        conn.execute(store.sql(INSERT), row)
-        if hasattr(conn, "commit") and not getattr(conn, "autocommit", True):
-            conn.commit()
+        conn.execute(store.sql(INSERT), row)  # the engines' connections are autocommit
 
 
 def _edited_state(snap: Snapshot) -> str:
@@ -160,16 +157,16 @@ TAMPERING: dict[str, Callable[[Any, Snapshot], None]] = {
     "state edited": lambda store, snap: _plant(store, snap, state=_edited_state(snap)),
     "signed by another key": lambda store, snap: _plant(
         store, snap, Signer.generate(), state=_edited_state(snap)
-    ),  # fmt: skip
+    ),
     "hash not the chain's": lambda store, snap: _plant(
         store, snap, store.signer, global_hash="ab" * 32
-    ),  # fmt: skip
+    ),
     "position not a checkpoint": lambda store, snap: _plant(
         store, snap, store.signer, position=snap.position - 1
-    ),  # fmt: skip
+    ),
     "version not the table's": lambda store, snap: _plant(
         store, snap, store.signer, version=snap.version - 1, state=_older_state(snap)
-    ),  # fmt: skip
+    ),
     "state not parsing": lambda store, snap: _plant(store, snap, store.signer, state='{"x":1}'),
 }
 REASONS = {
