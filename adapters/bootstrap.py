@@ -18,10 +18,12 @@ from typing import Any
 from sqlalchemy.engine import URL
 
 from adapters.clock import Clock, monotonic_seconds, system_clock
+from adapters.logging import get_logger
 from adapters.readiness import require_signing_key, signing_problem
 from adapters.rng import SecureDeckAndDice
 from adapters.service import TableService
 from adapters.settings import Settings
+from adapters.snapshots import Snapshots
 from adapters.store import InMemoryEventStore, SqlEventStore, database_url, open_store
 from adapters.store.migrate import head_revision
 from table_core.dealing import DeckAndDiceSource
@@ -92,6 +94,7 @@ def wire(
         # stepping clock has none to compare with (R4: only its steps back are noticed).
         monotonic=monotonic_seconds if clock is system_clock else None,
         software_version=software_version,
+        snapshots=_snapshots(store, settings, shown),
     )
     if shared:  # one of several workers: say which one logged each line
         service.log = service.log.bind(pid=os.getpid())
@@ -103,6 +106,13 @@ def wire(
             else "started with --read-only"
         )
     return Wiring(store, service, url)
+
+
+def _snapshots(store: Any, settings: Settings, shown: str) -> Snapshots | None:
+    """Issue 22: the tables' snapshots on a SQL store, unless ``snapshot_rounds`` is 0."""
+    if not isinstance(store, SqlEventStore) or settings.snapshot_rounds == 0:
+        return None
+    return Snapshots(store, settings.snapshot_rounds, get_logger(store=shown))
 
 
 def _verification(store: Any) -> Any:

@@ -78,6 +78,11 @@ class HeldTables:
                 self._last[table_id] = (last.position, last.at)
             return state
 
+    def held(self) -> dict[str, TableState]:
+        """Every table held now, by id (a copy: the snapshots' taker reads it beside requests)."""
+        with self._keeping:
+            return dict(self._tables)
+
     def last_event(self, table_id: str) -> tuple[int, datetime] | None:
         """The global position and time of the table's last event held (``None``: none)."""
         return self._last.get(table_id)

@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     #: R18: days the log is kept before ``paigow purge`` may remove it (the jurisdiction's
     #: retention; 1826 days, five years, by default).
     retention_days: int = Field(default=1826, ge=1, le=36_500)
+    #: Issue 22: the service signs a snapshot of its tables every this many rounds closed (and
+    #: at its stop); a restart folds only the events after the newest one. 0: snapshots are
+    #: neither taken nor used (every start verifies the whole log and folds from zero).
+    snapshot_rounds: int = Field(default=1000, ge=0, le=10_000_000)
     #: Internal: set by ``paigow serve --workers N`` for its worker processes (the ``--db`` given,
     #: unset: ``db``) and whether they verify the store at start.
     serve_worker_db: str | None = None

@@ -125,3 +125,22 @@ append_tag_anchors = Table(
 APPEND_ONLY_TABLES = ("events", "event_log", "commands", "checkpoints")
 #: Append-only too (migration 0009), but never purged: a tag of a purged stream is harmless.
 TAG_TABLES = ("append_tags", "append_tag_anchors")
+
+#: A table's state signed at a checkpoint (issue 22, adapters/snapshots.py): a restart folds only
+#: the events after it. Insert only (triggers, migration 0011), outside ``APPEND_ONLY_TABLES``:
+#: not part of the audit trail (nothing is lost when one is refused), so purge leaves them be.
+table_snapshots = Table(
+    "table_snapshots",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("table_id", String(200), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("stream_hash", String(HASH), nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Column("global_hash", String(HASH), nullable=False),
+    Column("state", Text, nullable=False),
+    Column("taken_at", String(32), nullable=False),
+    Column("key_id", String(16), nullable=False),
+    Column("signature", String(128), nullable=False),
+    Index("ix_table_snapshots_table", "table_id", "id"),
+)
