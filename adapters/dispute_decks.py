@@ -29,6 +29,7 @@ from typing import Any
 from adapters.command_outcome import to_new_event
 from adapters.held_tables import table_events
 from table_core.commands import HoldDeck
+from table_core.errors import DomainError
 from table_core.events import Actor, Event
 from table_core.ports import EventStore
 from table_core.table import TableState, decide, fold
@@ -82,3 +83,24 @@ def _entry(deck_id: str, hold: str, note: str | None) -> dict[str, Any]:
 
 def new_events(events: Sequence[Event]) -> list[Any]:
     return [to_new_event(e) for e in events]
+
+
+def release_refused(store: EventStore, state: TableState, command: Any) -> DomainError | None:
+    """R17 + R20: a deck held for a dispute still open stays held; the floor closes the dispute
+    first (``paigow dispute close``), then releases it. ``None``: nothing stands in the way."""
+    from adapters.disputes import disputes
+    from table_core.commands import ReleaseDeck
+
+    if not isinstance(command, ReleaseDeck):
+        return None
+    deck = state.decks.get(command.deck_id)
+    if deck is None or not deck.held or deck.hold_dispute is None:
+        return None
+    record = disputes(store).get(deck.hold_dispute)
+    if record is None or record["status"] != "open":
+        return None
+    return DomainError(
+        f"deck {deck.deck_id} is held for dispute {deck.hold_dispute}, which is still open: "
+        "close the dispute first (paigow dispute close)",
+        rule="R17",
+    )

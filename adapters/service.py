@@ -32,6 +32,7 @@ from adapters.batches import (
 )
 from adapters.clock import Clock, ClockStep, ClockWatch, Monotonic, system_clock
 from adapters.command_outcome import ROUND_ENDS, CommandResult, to_new_event, wrote
+from adapters.dispute_decks import release_refused
 from adapters.held_tables import HeldTables
 from adapters.logging import get_logger
 from adapters.snapshot_walk import WalkBroken
@@ -301,6 +302,9 @@ class TableService(BatchExecution):
         self, table_id: str, command: c.Command, command_id: str, log: Any
     ) -> CommandResult:
         state = self._held_tables.current(table_id)
+        held = release_refused(self.store, state, command)  # R17: a disputed deck stays held
+        if held is not None:
+            return self._refused(table_id, command_id, state, held, log)
         try:
             events = decide(state, command)
         except DomainError as first:

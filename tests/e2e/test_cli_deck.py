@@ -124,6 +124,13 @@ def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
     shown = paigow("deck", "show", "--db", DB, "--table", "SIM-1", "--deck", "SIM-1-DECK-1")
     last = json.loads(shown.stdout.splitlines()[-1])
     assert (last["event"], last["dispute_id"], last["actor"]) == ("deck_held", dispute, "floor-2")
+    release = ("deck", "release", "--db", DB, "--table", "SIM-1", "--deck", "SIM-1-DECK-1")
+    early = paigow(*release, "--reason", "no longer needed", "--actor", "floor-2")
+    assert early.returncode == 2 and early.stdout == ""
+    assert early.stderr.strip() == (
+        f"paigow: deck SIM-1-DECK-1 is held for dispute {dispute}, which is still "
+        "open: close the dispute first (paigow dispute close)"
+    )
     closed = paigow(
         *("dispute", "close", dispute, "--db", DB, "--outcome", "no marks found"),
         *("--actor", "floor-2"),
@@ -131,5 +138,8 @@ def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
     assert closed.returncode == 0, closed.stderr
     listed = paigow("deck", "list", "--db", DB, "--table", "SIM-1")
     assert json.loads(listed.stdout)["held"] is True  # closing releases nothing (docs/audit.md)
+    released = paigow(*release, "--reason", "dispute closed", "--actor", "floor-2")
+    assert released.returncode == 0, released.stderr
+    assert json.loads(paigow("deck", "list", "--db", DB, "--table", "SIM-1").stdout)["held"] is False
     audited = paigow("audit", "verify", "--db", DB)
     assert audited.returncode == 0, audited.stdout + audited.stderr

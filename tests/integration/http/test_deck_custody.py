@@ -144,3 +144,11 @@ def test_a_dispute_opened_over_http_holds_its_deck(sql_api: Api) -> None:
     assert refused.json()["message"] == (
         f"deck D-0417 is held (dispute {dispute}: marked cards): it cannot be dealt from"
     )
+    release = {"deck_id": "D-0417", "reason": "the player withdrew"}
+    early = api.post("floor", "/decks/release", release)
+    assert early.status_code == 422, early.text
+    assert early.json()["message"] == (
+        f"deck D-0417 is held for dispute {dispute}, which is still open: close the dispute "
+        "first (paigow dispute close)"
+    )
+    assert api.client.get(f"/tables/{TABLE}/decks", headers=headers).json()[0]["held"] is True
