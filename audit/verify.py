@@ -80,6 +80,8 @@ def verify_log(
     )
     seal = Seal()
     in_range = round_range(first_round, last_round)
+    if source.total is not None and source.total <= range_rows:
+        jobs = 1  # one range of work: worker processes would only add their start-up
     tables: Tables | TablesInProcesses = (
         Tables(in_range, upcasters)
         if jobs <= 1
