@@ -87,6 +87,9 @@ class RangeAudit(TableAudit):
         state = self.__dict__.copy()
         state["out"] = None  # what this range found stays with it
         state["in_range"] = None  # a closure: each worker has its own (forked)
+        # R20's counts are made by the decisions, each range its own (summed in ``_merge``):
+        # the next range starts from none, whatever of this range was decided already.
+        state["custody_ok"], state["before_custody"] = 0, []
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -271,17 +274,17 @@ def _merge(tables: list[str], received: list[tuple[Any, ...]]) -> TablesResult:
 @dataclass
 class _Task:
     """One range at one worker: its rows as they come, its audit once the state before it is
-    here, and what it put aside once folded."""
+    here, what the fold found and put aside (``audit.out``), what the decisions made of it."""
 
     raw: list[list[tuple[Sequence[Any], bool]]] = field(default_factory=list)
     ready: list[list[Prepared]] = field(default_factory=list)  # rows parsed, not yet folded
     audit: RangeAudit | None = None
     ended: bool = False
     following: int | None = None  # the worker of the table's next range; None: the last range
-    items: list[Any] | None = None  # folded: the findings and decisions put aside, in order
-    done: int = 0  # of ``items``, taken by the decide step
+    handed: bool = False  # folded, and its state handed on (or the table closed)
+    done: int = 0  # of ``audit.out``, taken by the decide step
     out: list[Any] = field(default_factory=list)
-    finish_at: int | None = None  # in ``items``: where the table's closing findings start
+    finish_at: int | None = None  # in ``audit.out``: where the table's closing findings start
     out_closing: int | None = None  # the same place in ``out``
     final: Any = None
 
@@ -290,11 +293,16 @@ class _Task:
         """Every row of the range folded, not yet handed on."""
         return (
             self.ended
-            and self.items is None
+            and not self.handed
             and self.audit is not None
             and not self.raw
-            and not self.ready
+            and (not self.ready)
         )
+
+    @property
+    def waiting(self) -> int:
+        """Decisions put aside and not yet taken (a range still folding has some too)."""
+        return len(self.audit.out) - self.done if self.audit is not None else 0
 
 
 class _Worker:
@@ -307,7 +315,6 @@ class _Worker:
         self.tasks: dict[tuple[str, int], _Task] = {}
         self.envelope = Envelope()
         self.stopping = False
-        self.pending = 0  # decisions put aside, not yet taken
 
     def run(self) -> None:
         while not (self.stopping and not self.tasks):
@@ -339,15 +346,16 @@ class _Worker:
         """One piece of work; False when there is none. In order: a range folded is handed on
         (another worker waits on it); rows folded (the table's next range waits on them), unless
         too many decisions are put aside already; rows parsed ahead for a range still waiting
-        for its state (parsing needs no state: only folding is in sequence); decisions."""
+        for its state (parsing needs no state: only folding is in sequence); decisions, also
+        those of a range still folding (a table's last range stays open to the log's end)."""
         tasks = self.tasks
         for key, task in tasks.items():
             if task.folded:
                 self._hand_on(key, task)
                 return True
-        if self.pending < _PENDING:
+        if sum(task.waiting for task in tasks.values()) < _PENDING:
             for task in tasks.values():
-                if task.audit is not None and task.items is None and (task.ready or task.raw):
+                if task.audit is not None and not task.handed and (task.ready or task.raw):
                     self._fold(task)
                     return True
         for task in tasks.values():
@@ -355,7 +363,7 @@ class _Worker:
                 task.ready.append(self._prepare(task.raw.pop(0)))
                 return True
         for key, task in tasks.items():
-            if task.items is not None:
+            if task.waiting or task.handed:
                 self._decide(key, task)
                 return True
         return False
@@ -392,27 +400,31 @@ class _Worker:
             task.finish_at = len(audit.out)
             audit.finish()
             task.final = (audit.rounds_checked, audit.unchecked, audit.money())
-        task.items = audit.out
-        self.pending += sum(1 for item in task.items if type(item) is _Put)
+        task.handed = True
 
     def _decide(self, key: tuple[str, int], task: _Task) -> None:
-        audit, items = task.audit, task.items
-        assert audit is not None and items is not None
+        audit = task.audit
+        assert audit is not None
+        items = audit.out
         self._mark_closing(task)
         end = min(task.done + _DECIDE_STEP, len(items))
         if task.finish_at is not None and task.done < task.finish_at:
             end = min(end, task.finish_at)  # a step ends where the closing findings start
-        step = items[task.done : end]
-        audit.decide(step, task.out)
+        audit.decide(items[task.done : end], task.out)
+        audit.out = items  # ``decide`` wrote into ``task.out``; the fold goes on appending here
+        items[task.done : end] = [None] * (end - task.done)  # taken: their states can go
         task.done = end
-        self.pending -= sum(1 for item in step if type(item) is _Put)
         self._mark_closing(task)
-        if task.done >= len(items):
+        if task.handed and task.done >= len(items):
             del self.tasks[key]
             self.results.put(
                 ("range", key[0], key[1], task.out, audit.custody_ok, audit.before_custody,
                  task.out_closing, task.final)
             )  # fmt: skip
+            # The audit refers to itself (its report is its own method, and its books'): a
+            # cycle only the collector would free, which runs rarely here (below). Emptied, the
+            # range's audit and every state it held go at once.
+            audit.__dict__.clear()
 
     @staticmethod
     def _mark_closing(task: _Task) -> None:
