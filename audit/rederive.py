@@ -234,7 +234,14 @@ class TableAudit:
             return
         if expected == events:
             return
-        rules = _rules_of(state)
+        self._compare(metas, events, expected, _rules_of(state))
+
+    def _compare(
+        self, metas: list[Meta], events: list[Event], expected: list[Event], rules: Any
+    ) -> None:
+        """The recorded events against the ones decided again, difference by difference (a
+        separate step: ``audit.ranges`` runs it in the main process, in log order, since a
+        repeated difference is one finding across the whole table)."""
         reported: set[str] = set()
         for index in range(max(len(events), len(expected))):
             recorded = events[index] if index < len(events) else None

@@ -1,16 +1,11 @@
 """The tables' side of a verification: each payload parsed and checked against its row, then every
-table's rounds re-derived (``audit.rederive``), in this process or spread over worker processes.
-
-Tables are independent of each other (each is one stream; only the chain links them, and the chain
-is checked in the main process), so ``--jobs N`` gives each table to one of N worker processes:
-the main process reads the log and checks the chain, and sends each table's rows, in order, to
-its worker. The findings are the same as in one process; only the time changes.
+table's rounds re-derived (``audit.rederive``), here in this process (``Tables``), or spread over
+worker processes by ``audit.ranges`` (``--jobs N``), which feeds each row through the same
+``feed`` below.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,11 +15,10 @@ from audit.findings import Finding, TableMoney
 from audit.rederive import Meta, TableAudit
 from eventlog.canonical import format_time
 from eventlog.mapper import EventFormatError, parse_event
-from table_core.hands import tables_for
+from table_core.events import Event
 from table_core.ports import Upcasters
 
 InRange = Callable[[int | None, int], bool]
-_BATCH = 512
 
 
 @dataclass
@@ -101,30 +95,7 @@ class Tables:
         audit = self.audits.get(stream)
         if audit is None:
             audit = self.audits[stream] = TableAudit(stream, self.findings.append, self.in_range)
-        if payload is None:
-            payload = payload_of(row)
-        event = None
-        if payload is not None:
-            schema = payload.get("schema_version")  # as stored, before any upcasting
-            if self.upcasters is not None:
-                _, payload = self.upcasters.upcast(row[3], row[4], payload)
-            try:
-                event = parse_event(payload)
-            except EventFormatError as error:
-                self.findings.append(
-                    row_finding(
-                        row, "schema", f"the payload does not read as a table event: "
-                        f"{first_line(error)}"
-                    )
-                )  # fmt: skip
-                clean = False
-            else:
-                problems = self.envelope.problems(row, event, schema, system=False)
-                if problems:
-                    self.findings.append(row_finding(row, "envelope", "; ".join(problems)))
-                    clean = False
-        if type(row[0]) is int and type(row[2]) is int:
-            audit.add(Meta(row[0], row[2], row[3], row[9]), event, not clean)
+        feed(audit, row, payload, clean, self.envelope, self.upcasters, self.findings.append)
 
     def finish(self) -> TablesResult:
         for audit in self.audits.values():
@@ -141,85 +112,60 @@ class Tables:
         )
 
 
-# --- worker processes ------------------------------------------------------------------------
+Prepared = tuple[Sequence[Finding], Meta | None, Event | None, bool]
 
 
-class TablesInProcesses:
-    """The same as :class:`Tables`, each table in one of ``jobs`` worker processes."""
-
-    def __init__(self, jobs: int, in_range: InRange, upcasters: Upcasters | None = None) -> None:
-        # Forked, so the workers share the five-card tables built here (and the range, the
-        # upcasters) instead of building or pickling them.
-        tables_for("second")
-        tables_for("lowest")
-        context = multiprocessing.get_context("fork")
-        self.results: Any = context.Queue()
-        self.inboxes: list[Any] = [context.Queue(maxsize=16) for _ in range(jobs)]
-        self.batches: list[list[tuple[Sequence[Any], bool]]] = [[] for _ in range(jobs)]
-        self.workers = [
-            context.Process(
-                target=_work, args=(inbox, self.results, in_range, upcasters), daemon=True
-            )
-            for inbox in self.inboxes
-        ]
-        for worker in self.workers:
-            worker.start()
-        self.route: dict[str, int] = {}
-
-    def row(self, row: Sequence[Any], payload: dict[str, Any] | None, clean: bool) -> None:
-        stream = row[1]
-        index = self.route.get(stream)
-        if index is None:  # tables in turn, as they first appear: even shares of the work
-            index = self.route[stream] = len(self.route) % len(self.workers)
-        batch = self.batches[index]
-        batch.append((tuple(row), clean))  # the worker decodes the payload again: cheaper
-        if len(batch) >= _BATCH:
-            self.inboxes[index].put(batch)
-            self.batches[index] = []
-
-    def finish(self) -> TablesResult:
-        for index, inbox in enumerate(self.inboxes):
-            if self.batches[index]:
-                inbox.put(self.batches[index])
-            inbox.put(None)
-        result = TablesResult()
-        errors = []
-        for _ in self.workers:
-            kind, value = self.results.get()
-            if kind == "error":
-                errors.append(value)
-            else:
-                result.merge(value)
-        for worker in self.workers:
-            worker.join()
-        if errors:
-            raise RuntimeError("an audit worker failed:\n" + "\n".join(errors))
-        return result
-
-    def close(self) -> None:
-        for worker in self.workers:
-            if worker.is_alive():
-                worker.terminate()
-
-
-def _work(inbox: Any, results: Any, in_range: InRange, upcasters: Upcasters | None) -> None:
-    tables = Tables(in_range, upcasters)
-    failed = None
-    while True:
-        batch = inbox.get()
-        if batch is None:
-            break
-        if failed is not None:
-            continue  # keep reading, so the main process never blocks on a full inbox
+def prepare(
+    row: Sequence[Any],
+    payload: dict[str, Any] | None,
+    clean: bool,
+    envelope: Envelope,
+    upcasters: Upcasters | None,
+) -> Prepared:
+    """A row's payload parsed under its schema and checked against its row: the findings, where
+    the event sits (None: a row too broken to place), the event (None: unreadable) and whether
+    it is tainted. Nothing here depends on the table's state (``audit.ranges`` does it ahead)."""
+    if payload is None:
+        payload = payload_of(row)
+    event = None
+    found: Sequence[Finding] = ()
+    if payload is not None:
+        schema = payload.get("schema_version")  # as stored, before any upcasting
+        if upcasters is not None:
+            _, payload = upcasters.upcast(row[3], row[4], payload)
         try:
-            for row, clean in batch:
-                tables.row(row, None, clean)
-        except Exception:  # reported to the main process, which raises it
-            failed = traceback.format_exc()
-    if failed is None:
-        try:
-            results.put(("done", tables.finish()))
-        except Exception:
-            results.put(("error", traceback.format_exc()))
-    else:
-        results.put(("error", failed))
+            event = parse_event(payload)
+        except EventFormatError as error:
+            found = [
+                row_finding(
+                    row, "schema", f"the payload does not read as a table event: "
+                    f"{first_line(error)}"
+                )
+            ]  # fmt: skip
+            clean = False
+        else:
+            problems = envelope.problems(row, event, schema, system=False)
+            if problems:
+                found = [row_finding(row, "envelope", "; ".join(problems))]
+                clean = False
+    if type(row[0]) is int and type(row[2]) is int:
+        return found, Meta(row[0], row[2], row[3], row[9]), event, not clean
+    return found, None, event, not clean
+
+
+def feed(
+    audit: TableAudit,
+    row: Sequence[Any],
+    payload: dict[str, Any] | None,
+    clean: bool,
+    envelope: Envelope,
+    upcasters: Upcasters | None,
+    report: Callable[[Finding], None],
+) -> None:
+    """One row to its table's audit (``prepare``, then its findings to ``report`` and its event
+    to ``audit``)."""
+    found, meta, event, tainted = prepare(row, payload, clean, envelope, upcasters)
+    for finding in found:
+        report(finding)
+    if meta is not None:
+        audit.add(meta, event, tainted)

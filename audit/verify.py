@@ -28,10 +28,11 @@ from pydantic import ValidationError
 from audit.chain import Integrity
 from audit.clock import ClockRule
 from audit.findings import AuditReport, Finding
+from audit.ranges import RANGE_ROWS, TablesInProcesses
 from audit.seal import IN_ROUND, Seal, describe
 from audit.sources import LogSource
 from audit.system_duties import SystemDuties
-from audit.tables import Envelope, Tables, TablesInProcesses, first_line
+from audit.tables import Envelope, Tables, first_line
 from eventlog.system_events import SYSTEM_STREAM, parse_system_event
 from table_core.ports import Upcasters
 
@@ -64,11 +65,13 @@ def verify_log(
     jobs: int = 1,
     allow_unsealed_tail: bool = False,
     witness: Iterable[Sequence[Any]] = (),
+    range_rows: int = RANGE_ROWS,
 ) -> AuditReport:
     """Audit every row of ``source``; the report holds every finding, in position order.
 
-    ``jobs`` above 1 re-derives the tables in that many worker processes (the chain is checked
-    here); the findings are the same. Every event must be sealed by a checkpoint that holds
+    ``jobs`` above 1 re-derives the tables in that many worker processes, each table in ranges
+    of ``range_rows`` rows (``audit.ranges``; the chain is checked here); the findings are the
+    same. Every event must be sealed by a checkpoint that holds
     (``audit.seal``; ``allow_unsealed_tail`` accepts rounds still in progress at the end), and
     every ``witness`` entry (position, head, signed_at, key_id, signature) must agree with the log.
     """
@@ -78,8 +81,12 @@ def verify_log(
     )
     seal = Seal()
     in_range = round_range(first_round, last_round)
+    if source.total is not None and source.total <= range_rows:
+        jobs = 1  # one range of work: worker processes would only add their start-up
     tables: Tables | TablesInProcesses = (
-        Tables(in_range, upcasters) if jobs <= 1 else TablesInProcesses(jobs, in_range, upcasters)
+        Tables(in_range, upcasters)
+        if jobs <= 1
+        else TablesInProcesses(jobs, in_range, upcasters, range_rows)
     )
     clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
     duties = None if source.anchored else SystemDuties()

@@ -4,6 +4,7 @@ checked on a machine with no database, and a round recalled."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -137,3 +138,47 @@ def test_bad_usage_exits_2_with_one_line(
     assert message in done.stderr
     assert "Traceback" not in done.stderr
     assert not (night.parent / "missing.db").exists()  # the audit never creates a database
+
+
+def _untimed(text: str) -> str:
+    """The output with the time taken (the summary's last figure, JSON ``seconds``) taken out."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("{") and '"seconds"' in line:
+            record = json.loads(line)
+            record["seconds"] = 0
+            record["summary"] = record["summary"].rsplit(", ", 1)[0]
+            line = json.dumps(record)
+        elif line.startswith("audit "):
+            line = line.rsplit(", ", 1)[0]
+        lines.append(line)
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_worker_processes_print_exactly_what_one_process_prints(
+    paigow: Run, night: Path, form: str
+) -> None:
+    # Issue 22: --jobs splits each table's rounds into ranges; the hidden --range-rows cuts this
+    # small night into ranges of five rows, so states are handed on mid-round between workers.
+    store = open_store(f"sqlite:///{night}")
+    try:
+        forger = Forger(store, "sqlite", str(night))
+        forger.forge(forger.find("commission_taken"), lambda p: p.update(amount=p["amount"] + 7))
+        forger.forge(forger.find("dice_rolled"), lambda p: p.update(faces=[6, 6, 6]))
+        forger.delete(forger.find("hand_set"))
+    finally:
+        store.close()
+    verify = ("audit", "verify", "--db", "sqlite:///night.db", "--format", form)
+    alone = paigow(*verify, "--jobs", "1")
+    shared = paigow(*verify, "--jobs", "2", "--range-rows", "5")
+    assert alone.returncode == shared.returncode == 1, shared.stderr
+    assert _untimed(shared.stdout) == _untimed(alone.stdout)
+    # What both found: the deleted event (table and global chains), the dice and the commission.
+    pattern = (
+        r'"clause": "([^"]+)"'
+        if form == "json"
+        else r"^position \d+[^:]*: (?:integrity|procedure|rules|money) (\S+):"
+    )
+    clauses = re.findall(pattern, alone.stdout, re.M)
+    assert clauses == ["R-DEAL-3", "chain.sequence", "chain.sequence", "R-PAY-2", "books"]

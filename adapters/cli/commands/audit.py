@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -61,10 +62,14 @@ def register(subparsers: Any) -> None:
     verify.add_argument(
         "--jobs",
         type=_jobs,
-        default=1,
+        default=None,
         metavar="N",
-        help="re-derive the tables in N worker processes (default 1; the findings are the same)",
+        help="re-derive the rounds in N worker processes, each table split into ranges of rows "
+        "(default: the machine's cores; 1: in this process; the findings are the same)",
     )
+    # Rows of a table per range of work with --jobs above 1: for tests that split a small log
+    # into many ranges (audit/ranges.py), not for users.
+    verify.add_argument("--range-rows", type=_jobs_range, default=None, help=argparse.SUPPRESS)
     verify.add_argument("--format", choices=("text", "json"), default="text")
     _sealing_options(verify)
     verify.set_defaults(handler=run_verify)
@@ -133,6 +138,25 @@ def _round(text: str) -> int:
     return value
 
 
+def default_jobs() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's), at most 64."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(64, cores))
+
+
+def _jobs_range(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of rows, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1 row")
+    return value
+
+
 def _jobs(text: str) -> int:
     try:
         value = int(text)
@@ -198,9 +222,10 @@ def run_verify(args: argparse.Namespace) -> int:
             first_round=args.from_round or scope.get("from_round"),
             last_round=args.to_round or scope.get("to_round"),
             progress=bar.update,
-            jobs=args.jobs,
+            jobs=args.jobs if args.jobs is not None else default_jobs(),
             allow_unsealed_tail=args.allow_unsealed_tail,
             witness=witness,
+            **({"range_rows": args.range_rows} if args.range_rows else {}),
         )
     finally:
         bar.close()

@@ -1,5 +1,10 @@
 """A recorded casino session to audit: SQLite (a template made once, copied per test) or a fresh
-PostgreSQL schema, with the ``Forger`` to tamper with it."""
+PostgreSQL schema, with the ``Forger`` to tamper with it.
+
+Every test of a casino runs twice (``audit_jobs``): once in one process, and once where each
+``audit()`` is ALSO done by two worker processes with the tables split into ranges of a few
+rows (``audit.ranges``); that report must equal the one process's finding for finding (same
+order, positions, messages) and in every figure, and it is the one the test then checks."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from adapters.service import TableService
 from adapters.simulation.mixed_session import Session, SessionStats
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
+from audit.findings import AuditReport
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
 
@@ -27,6 +33,9 @@ START = datetime(2026, 11, 27, 20, 0, tzinfo=UTC)
 TABLES = 4
 # per table: small for CI; four tables cover every profile of the mixed session
 ROUNDS = 6
+#: Rows a range with worker processes: small, so that every table of the session is cut into
+#: many ranges and states are handed on between the workers mid-round.
+RANGE_ROWS = 7
 
 
 def record_session(store: Any, *, tables: int = TABLES, rounds: int = ROUNDS) -> SessionStats:
@@ -48,14 +57,32 @@ class Casino:
     forger: Forger
     url: str
     stats: SessionStats
+    jobs: int = 1
 
     def audit(self, **scope: Any) -> Any:
-        return verify_log(self.source(), **scope)
+        alone = verify_log(self.source(), **scope)
+        if self.jobs == 1 or "jobs" in scope:
+            return alone
+        shared = verify_log(self.source(), jobs=self.jobs, range_rows=RANGE_ROWS, **scope)
+        assert_same(shared, alone)
+        return shared
 
     def source(self) -> LogSource:
         source = open_database(self.url)
         source.public_key = self.store.public_key  # the casino's published key
         return source
+
+
+def assert_same(shared: AuditReport, alone: AuditReport) -> None:
+    """Worker processes found exactly what one process found (every field of every finding, in
+    the same order), and the report says the same of everything but the time taken."""
+    assert shared.findings == alone.findings
+    assert {**shared.to_dict(), "seconds": 0} == {**alone.to_dict(), "seconds": 0}
+
+
+@pytest.fixture(params=[1, 2], ids=["one-process", "two-workers"])
+def audit_jobs(request: pytest.FixtureRequest) -> int:
+    return int(request.param)
 
 
 @pytest.fixture(scope="session")
@@ -81,7 +108,9 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _casino(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+def _casino(
+    backend: str, jobs: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Casino]:
     if backend == "sqlite":
         template, stats = request.getfixturevalue("sqlite_template")
         path = tmp_path / "casino.db"
@@ -97,18 +126,22 @@ def _casino(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Ite
         target = url
     assert isinstance(store, SqlEventStore)
     try:
-        yield Casino(store, Forger(store, backend, target), url, stats)
+        yield Casino(store, Forger(store, backend, target), url, stats, jobs)
     finally:
         store.close()
 
 
 @pytest.fixture
-def casino(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+def casino(
+    backend: str, audit_jobs: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Casino]:
     """The session on each engine."""
-    yield from _casino(backend, tmp_path, request)
+    yield from _casino(backend, audit_jobs, tmp_path, request)
 
 
 @pytest.fixture
-def sqlite_casino(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+def sqlite_casino(
+    audit_jobs: int, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Casino]:
     """The session on SQLite only (tampering tests: the engines' readers are tested above)."""
-    yield from _casino("sqlite", tmp_path, request)
+    yield from _casino("sqlite", audit_jobs, tmp_path, request)
