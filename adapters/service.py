@@ -390,8 +390,8 @@ class TableService(BatchExecution):
     def _note_significant(self, events: Sequence[Event]) -> None:
         if self.snapshots is not None:
             ended = sum(1 for e in events if e.type in ROUND_ENDS)
-            if ended:
-                self.snapshots.rounds_closed(ended, self._held_tables, self.now())
+            if ended and self.snapshots.due(ended):
+                self.snapshots.take(self._held_tables, self.now())
         notes = significant_notes(events)
         if notes:
             self._system.append(notes, checkpoint=True)  # sealed at once (issue 17)

@@ -198,12 +198,15 @@ class Snapshots:
 
     # --- taking ------------------------------------------------------------------------------
 
-    def rounds_closed(self, count: int, tables: HeldTables, now: datetime) -> None:
-        """Count rounds closed; every ``every_rounds`` of them, take the snapshots."""
+    def due(self, count: int) -> bool:
+        """Count ``count`` rounds closed; whether ``every_rounds`` of them are reached (then take
+        the snapshots). The clock is read only then: each reading is recorded (R4), and a
+        simulation's stepping clock would move on."""
         self._rounds += count
         if self.every_rounds and self._rounds >= self.every_rounds:
             self._rounds = 0
-            self.take(tables, now)
+            return True
+        return False
 
     def take(self, tables: HeldTables, now: datetime) -> int:
         """Snapshots of the tables held, at the log's last checkpoint; how many were written."""
