@@ -27,6 +27,7 @@ must increase, and the table's own chain is checked whole.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -207,6 +208,17 @@ class Integrity:
         self.findings.append(row_finding(row, clause, message))
 
     # --- checkpoints ---------------------------------------------------------------------------
+
+    def add_checkpoints(self, checkpoints: Iterable[Sequence[Any]]) -> None:
+        """Checkpoints signed after this verifier was made (a follower of a live log learns them
+        as the casino signs them); each must lie past the rows already checked, or it is never
+        met. Queued behind the ones still to come, sorted among themselves."""
+        more = sorted((tuple(c) for c in checkpoints), key=lambda c: c[0])
+        if self._ahead is None:
+            self._pending = iter(more)
+            self._ahead = self._take_checkpoint()
+        else:
+            self._pending = itertools.chain(self._pending, more)
 
     def _take_checkpoint(self) -> tuple[Any, ...] | None:
         checkpoint = next(self._pending, None)
