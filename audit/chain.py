@@ -27,6 +27,7 @@ must increase, and the table's own chain is checked whole.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -67,8 +68,16 @@ class Integrity:
         self.anchored = anchored
         self.findings: list[Finding] = []
         self.rows = 0
-        self._checkpoints = sorted((tuple(c) for c in checkpoints), key=lambda c: c[0])
-        self._next = 0
+        # Streamed, one ahead of the rows (memory flat in the log's length, issue 22): a
+        # database gives them in position order (its query sorts); a list given is sorted here.
+        if isinstance(checkpoints, list | tuple):
+            checkpoints = sorted((tuple(c) for c in checkpoints), key=lambda c: c[0])
+        self._pending = iter(checkpoints)
+        self._more: deque[tuple[Any, ...]] = deque()  # added later (add_checkpoints)
+        self._ahead: tuple[Any, ...] | None = self._take_checkpoint()
+        self._next = 0  # checkpoints taken so far: the one being checked is number ``_next``
+        self._previous = 0  # the position of the checkpoint before it (0: none)
+        self._last = 0  # the position of the last checkpoint taken
         self.checkpoints_checked = 0
         self.public_key = public_key
         self.key_id = key_id(public_key) if public_key is not None else None
@@ -102,7 +111,7 @@ class Integrity:
         if self.unsealed == 0:
             self.unsealed_from = row[0]
         self.unsealed += 1
-        if self._next < len(self._checkpoints):
+        if self._ahead is not None:
             self._checkpoints_up_to(row)
         if self._wnext < self.witnessed:
             self._witnessed_up_to(row)
@@ -202,16 +211,33 @@ class Integrity:
     # --- checkpoints ---------------------------------------------------------------------------
 
     def add_checkpoints(self, checkpoints: Iterable[Sequence[Any]]) -> None:
-        """Checkpoints signed after this verifier was made (``audit follow`` learns them as the
-        casino signs them); each must lie past the rows already checked, or it is never met."""
-        self._checkpoints.extend(sorted((tuple(c) for c in checkpoints), key=lambda c: c[0]))
+        """Checkpoints signed after this verifier was made (a follower of a live log learns them
+        as the casino signs them); each must lie past the rows already checked, or it is never
+        met. Queued behind the ones still to come, sorted among themselves."""
+        # A queue, not a chain of iterators: a follower adds some at every pass, for days.
+        self._more.extend(sorted((tuple(c) for c in checkpoints), key=lambda c: c[0]))
+        if self._ahead is None:
+            self._ahead = self._take_checkpoint()
+
+    def _take_checkpoint(self) -> tuple[Any, ...] | None:
+        checkpoint = next(self._pending, None)
+        if checkpoint is None:
+            return self._more.popleft() if self._more else None
+        return tuple(checkpoint)
+
+    def _advance(self) -> tuple[Any, ...]:
+        """The next checkpoint, counted; the one after it read ahead."""
+        checkpoint = self._ahead
+        assert checkpoint is not None
+        self._previous, self._last = self._last, checkpoint[0]
+        self._next += 1
+        self._ahead = self._take_checkpoint()
+        return checkpoint
 
     def _checkpoints_up_to(self, row: Sequence[Any]) -> None:
         position = row[0] if type(row[0]) is int else self.chain.position
-        checkpoints = self._checkpoints
-        while self._next < len(checkpoints) and checkpoints[self._next][0] <= position:
-            checkpoint = checkpoints[self._next]
-            self._next += 1
+        while self._ahead is not None and self._ahead[0] <= position:
+            checkpoint = self._advance()
             if checkpoint[0] == position:
                 self._check_checkpoint(checkpoint, row[13] if len(row) == 14 else None)
             else:
@@ -250,7 +276,7 @@ class Integrity:
             self._rehashed_after += 1
             return
         index = self._next  # this checkpoint's number, from 1
-        before = self._checkpoints[index - 2][0] if index >= 2 else 0
+        before = self._previous
         since = f"checkpoint {index - 1} (position {before})" if index >= 2 else "the first event"
         self._rehashed = len(self.findings)
         self._rehashed_after = 0
@@ -366,12 +392,12 @@ class Integrity:
             )
             self.chain.boundary = None
         end = self.chain.position
-        for checkpoint in self._checkpoints[self._next :]:
+        while self._ahead is not None:
+            checkpoint = self._advance()
             self._checkpoint_finding(
                 checkpoint,
                 f"it signs position {checkpoint[0]} but the log ends at {end}: events were removed",
             )
-        self._next = len(self._checkpoints)
         for entry in self._witness[self._wnext :]:
             self._witness_finding(
                 entry,
@@ -393,9 +419,14 @@ class Integrity:
         """When the log's last checkpoints all miss their signed heads (a re-hashed stretch that
         runs to the end), the last checkpoint's position: the events up to it are that finding's,
         not unsealed ones."""
-        if self._rehashed is None or not self._checkpoints:
+        if self._rehashed is None or not self._next:
             return None
-        return int(self._checkpoints[-1][0])
+        return int(self._last)
+
+    @property
+    def checkpoints_total(self) -> int:
+        """How many checkpoints the source gave (all of them once ``finish`` has run)."""
+        return self._next
 
     @property
     def heads(self) -> dict[str, tuple[int, str]]:

@@ -32,6 +32,7 @@ from table_core.events import (
     DiceRolled,
     Event,
     FoulReset,
+    GamingDayOpened,
     HandForfeited,
     HandSet,
     PlayerLeft,
@@ -55,6 +56,10 @@ class NotRederivable(Exception):
 
 def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
     """The command that recorded ``events`` (one command's events, in order)."""
+    if type(events[0]) in _ROUND_FIRST and type(events[-1]) is not GamingDayOpened:
+        # Most commands are a round's: no books, table or custody test below can match them
+        # (exact classes, none a subclass of another), so straight to their own tests.
+        return _round_command(state, events)
     books = command_of_books(events)  # the gaming day, the tray, the count, ratings (issue 18)
     if books is not None:
         return books
@@ -194,6 +199,16 @@ def _round_command(state: TableState, events: Sequence[Event]) -> c.Command:
         # A misdeal that recorded the reported deck or hands is re-dealt in audit/rederive.py.
         return c.VoidRound(reason=first.reason, actor=actor, at=at)
     raise NotRederivable(f"no table command records {first.type} first")
+
+
+#: The events a round's commands open with (``_round_command``), by exact class.
+_ROUND_FIRST = frozenset(
+    {
+        RoundStarted, BankAccepted, BankDeclined, BetPlaced, WagerReturned, BetsClosed,
+        SideBetPlaced, StacksDealt, DiceRolled, HandSet, FoulReset, HandForfeited, BankerHandSet,
+        RoundSettled, RoundClosed, RoundVoided,
+    }
+)  # fmt: skip
 
 
 def _player_at(state: TableState, seat: int | None, event: Event) -> str:

@@ -16,7 +16,7 @@ them).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ class LogSource:
 
     name: str
     rows: Iterator[Sequence[Any]]
-    checkpoints: list[tuple[Any, ...]]
+    checkpoints: Iterable[Sequence[Any]]  # in position order; a list is sorted by the audit
     public_key: bytes | None
     total: int | None = None
     anchored: bool = False  # one table's events: global positions have gaps (audit.chain)
@@ -176,7 +176,8 @@ def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
     connection = _sqlite_connection(url)
     try:
         total = connection.execute("SELECT count(*) FROM event_log").fetchone()[0]
-        checkpoints = [tuple(row) for row in connection.execute(CHECKPOINT_QUERY)]
+        # Both streamed (a second cursor in the same snapshot): memory flat in the log's length.
+        checkpoints = connection.execute(CHECKPOINT_QUERY)
         rows = connection.execute(LOG_QUERY)
     except sqlite3.DatabaseError as error:
         connection.close()

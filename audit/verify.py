@@ -93,7 +93,7 @@ def verify_log(
     try:
         count = _pass(source, integrity, tables, table, progress, seal, clock, duties)
         integrity.finish()
-        sealing, tail = _sealing(integrity, seal, len(source.checkpoints), allow_unsealed_tail)
+        sealing, tail = _sealing(integrity, seal, integrity.checkpoints_total, allow_unsealed_tail)
         closing = source.after(integrity.heads)
         result = tables.finish()
     finally:

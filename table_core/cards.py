@@ -51,8 +51,16 @@ def card_text(card: Card) -> str:
     return RANK_CHARS[card >> 2] + SUITS[card & 3]
 
 
+#: Each card by its canonical text (``As``, ``Td``, ``JK``): how recorded events and the deck's
+#: report write them, looked up once instead of parsed (the audit parses a deck a round).
+_BY_TEXT: dict[str, Card] = {card_text(card): card for card in FULL_DECK}
+
+
 def parse_card(text: str) -> Card:
     """Parse one card, case-insensitively (R-CARD-2)."""
+    card = _BY_TEXT.get(text)  # the canonical text, as events record it: what the rest gives
+    if card is not None:
+        return card
     token = text.strip()
     upper = token.upper()
     if upper in ("JK", "JOKER"):

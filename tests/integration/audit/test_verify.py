@@ -328,3 +328,40 @@ def test_a_good_deal_recorded_as_a_misdeal_is_a_procedure_finding(
     assert report.findings[0].message == (
         f"round {round_}: voided as a misdeal, but {what} (R-DEAL-2)"
     )
+
+
+def test_a_payload_one_byte_off_the_decided_event_is_the_same_rules_finding(
+    sqlite_casino: Casino,
+) -> None:
+    """A forged payload (chain rewritten, checkpoints re-signed) that differs from what the core
+    decides in ONE byte: found at that event with the exact rules finding, and the books'."""
+    casino = sqlite_casino
+    forger = casino.forger
+    taken = forger.find("commission_taken", lambda p: p["amount"] % 10 != 9)
+    before = forger.row(taken)[5]
+    charged = forger.payload(taken)
+    forger.forge(taken, lambda p: p.update(amount=p["amount"] + 1))
+    after = forger.row(taken)[5]
+    assert len(after) == len(before)
+    assert sum(a != b for a, b in zip(before, after, strict=True)) == 1
+    report = casino.audit()
+    round_, amount = charged["round"], charged["amount"]
+    closed = forger.find("round_closed", lambda p: p["table_id"] == "PG-1" and p["round"] == round_)
+    rate = rate_in_force(forger, "PG-1", round_)
+    rules, money = report.findings
+    assert (rules.kind, rules.clause, rules.position, rules.round, rules.message) == (
+        "rules",
+        "R-PAY-2",
+        taken,
+        round_,
+        f"round {round_}, seat {charged['seat']}: commission recorded {amount + 1}, rules give "
+        f"{amount} (percent {rate} bp, half_up to 1)",
+    )
+    assert (money.kind, money.clause, money.position, money.round) == (
+        "money",
+        "books",
+        closed,
+        round_,
+    )
+    assert money.message.startswith(f"after round {round_}, the books do not balance: ")
+    assert money.message.endswith(" = 1, not 0")  # the commission one chip over the players' loss

@@ -11,10 +11,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eventlog.canonical import canonical_bytes, canonical_json, loads_json
+from eventlog.canonical import (
+    NotCanonical,
+    canonical_bytes,
+    canonical_json,
+    loads_json,
+    parse_payload,
+)
 
 leaves = (
     st.none()
@@ -61,3 +68,38 @@ def test_escapes_are_always_the_standard_librarys() -> None:
     for text in ("\x7f", "tab\there", 'quote"d', "back\\slash", "\x00", "\u2028"):
         payload = {"reason": text, text: 1}
         assert canonical_bytes(payload) == stdlib(payload)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), values, max_size=6))
+def test_parse_payload_accepts_exactly_the_standard_librarys_text(payload: dict[str, Any]) -> None:
+    """The chain's canonical check (orjson's bytes compared first, issue 22) accepts the standard
+    library's text and refuses the same value written any other way."""
+    text = stdlib(payload).decode()
+    assert parse_payload(text) == payload
+    spaced = json.dumps(payload, sort_keys=True, ensure_ascii=True)
+    if spaced != text:
+        with pytest.raises(NotCanonical, match="not in canonical form"):
+            parse_payload(spaced)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"a":1.0}', "float 1.0 in a payload"),
+        ('{"a":1e3}', "float 1e3 in a payload"),
+        ('{"a":NaN}', "NaN in a payload"),
+        ('{"b":1,"a":2}', "payload text is not in canonical form"),
+        (r'{"a":"\u00e9"}', None),
+        (r'{"a":"\u00E9"}', "payload text is not in canonical form"),
+        ('{"a":"é"}', "payload text is not in canonical form"),
+        ("[1]", "a payload is a JSON object"),
+    ],
+)
+def test_parse_payload_refuses_floats_and_other_forms(text: str, message: str | None) -> None:
+    if message is None:
+        assert parse_payload(text) == json.loads(text)
+        return
+    with pytest.raises(NotCanonical) as refused:
+        parse_payload(text)
+    assert str(refused.value) == message
