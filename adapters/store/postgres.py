@@ -42,10 +42,10 @@ from adapters.store.core import (
 from adapters.store.failover import pooled_connection, retrying
 from adapters.store.primary import PrimaryWatch, server_of, several_hosts
 from adapters.store.sql import (
-    ALL_CANDIDATES,
     EVENT_COLUMNS,
     INSERT_CHECKPOINT,
     INSERT_TAG,
+    PG_ALL_CANDIDATES,
     SELECT_ANCHORS,
     SELECT_FLOOR_CHECKPOINTS,
     SELECT_HEAD,
@@ -461,7 +461,7 @@ class PostgresEventStore(SqlEventStore):
         if self.faults:
             self._fault("holding_lock")
         if floor is not None:
-            self._check_tags_in_pipeline(conn, pipeline, floor)
+            self._check_tags_in_pipeline(conn, pipeline, floor, log[-1][0])
         if signs:
             signed = []
             for index, at in signs:
@@ -473,13 +473,15 @@ class PostgresEventStore(SqlEventStore):
             conn.cursor().executemany(self.sql(INSERT_CHECKPOINT), self._signed_rows(signed))
         return log
 
-    def _check_tags_in_pipeline(self, conn: Any, pipeline: Any, floor: tuple[Any, Any]) -> None:
+    def _check_tags_in_pipeline(
+        self, conn: Any, pipeline: Any, floor: tuple[Any, Any], head: int
+    ) -> None:
         """Before signing, under the lock: every event after the floor tagged (``_check_tags``,
         its floor read already, pipelined with the tail). One round trip more."""
         assert self.tagger is not None
         anchors, checkpoints = floor
         start = self.tagger.floor(anchors.fetchall(), checkpoints.fetchall())
-        rows = conn.execute(self.sql(ALL_CANDIDATES), (start,))
+        rows = conn.execute(self.sql(PG_ALL_CANDIDATES), (start, head))
         pipeline.sync()
         self.tagger.check(rows.fetchall())
 

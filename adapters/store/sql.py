@@ -103,6 +103,20 @@ SELECT_TAG_CANDIDATES = (
     "WHERE g.position > ? {stream} ORDER BY g.position"
 )
 ALL_CANDIDATES = SELECT_TAG_CANDIDATES.format(stream="")
+# PostgreSQL's form: driven by the log's position index over the range (floor, head] and a lookup
+# per event (LATERAL; OFFSET 0 keeps the planner from flattening them), so the cost follows the
+# events after the floor whatever the planner's statistics say (on a schema not yet analysed, the
+# joins above became scans of whole tables: every signing paid for the whole history).
+PG_ALL_CANDIDATES = (
+    "SELECT g.position, e.stream_id, e.version, t.first_version, t.last_version, t.last_hash, "
+    "t.tag, t.now_hash FROM event_log g "
+    "JOIN LATERAL (SELECT stream_id, version FROM events WHERE id = g.event_id OFFSET 0) e ON true "
+    "LEFT JOIN LATERAL (SELECT a.first_version, a.last_version, a.last_hash, a.tag, "
+    "(SELECT l.hash FROM events l WHERE l.stream_id = a.stream_id AND l.version = a.last_version) "
+    "AS now_hash FROM append_tags a WHERE a.stream_id = e.stream_id "
+    "AND a.last_version >= e.version AND a.first_version <= e.version OFFSET 0) t ON true "
+    "WHERE g.position > ? AND g.position <= ? ORDER BY g.position"
+)
 STREAM_CANDIDATES = SELECT_TAG_CANDIDATES.format(stream="AND e.stream_id = ? AND e.version > ?")
 EVENT_COLUMNS = (
     "stream_id, version, type, schema_version, payload, recorded_at, actor_id, actor_role, "

@@ -83,7 +83,13 @@ def role_names() -> tuple[str, str]:
 def _ensure_role(bind: sa.Connection, name: str, options: str) -> None:
     found = bind.execute(sa.text("SELECT 1 FROM pg_roles WHERE rolname = :n"), {"n": name})
     if found.first() is None:
-        op.execute(f'CREATE ROLE "{name}" {options}')
+        # Roles are cluster-wide: two databases (or schemas) migrated at once may both find the
+        # role missing; the second CREATE then meets the first's and takes it as made. (The end
+        # state is the same as before this guard: only the race is new.)
+        op.execute(
+            f'DO $$ BEGIN CREATE ROLE "{name}" {options}; '
+            "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+        )
 
 
 def upgrade() -> None:
