@@ -46,6 +46,7 @@ from adapters.store.sql import (
     INSERT_CHECKPOINT,
     INSERT_TAG,
     PG_ALL_CANDIDATES,
+    PG_STREAM_CANDIDATES,
     SELECT_ANCHORS,
     SELECT_FLOOR_CHECKPOINTS,
     SELECT_HEAD,
@@ -92,6 +93,7 @@ class PostgresEventStore(SqlEventStore):
     # per positioned event. The ids are read back by version in this (later) statement, which
     # sees the insert before it; the versions are ours, the unique key says so.
     TAIL = "SELECT * FROM paigow_sequence_tail(%s::bigint[], %s::text[])"
+    STREAM_CANDIDATES = PG_STREAM_CANDIDATES
     APPEND_TAIL = (
         "SELECT * FROM paigow_sequence_tail("
         "ARRAY(SELECT id FROM events WHERE stream_id = %(s)s AND version > %(v)s "

@@ -83,15 +83,18 @@ INSERT_TAG = (
 INSERT_ANCHOR = "INSERT INTO append_tag_anchors (position, hash, tag) VALUES (?, ?, ?)"
 # Where tags start to be required (tags.floor_position): the first anchor (migration 0009's) and
 # the newest ones, with the log's hash at each position; the newest checkpoints likewise.
+# The log's hash is looked up per row (a scalar subquery: an index probe whatever the planner
+# thinks; as a join, PostgreSQL's generic plan hashed the whole event_log, 31 ms a signing).
 SELECT_ANCHORS = (
-    "SELECT a.position, a.hash, a.tag, g.hash FROM append_tag_anchors a "
-    "LEFT JOIN event_log g ON g.position = a.position "
+    "SELECT a.position, a.hash, a.tag, "
+    "(SELECT g.hash FROM event_log g WHERE g.position = a.position) FROM append_tag_anchors a "
     "WHERE a.id = (SELECT min(id) FROM append_tag_anchors) "
     "OR a.id IN (SELECT id FROM append_tag_anchors ORDER BY id DESC LIMIT 8) ORDER BY a.id"
 )
 SELECT_FLOOR_CHECKPOINTS = (
-    "SELECT c.position, c.hash, c.signed_at, c.key_id, c.signature, g.hash FROM checkpoints c "
-    "LEFT JOIN event_log g ON g.position = c.position ORDER BY c.id DESC LIMIT 16"
+    "SELECT c.position, c.hash, c.signed_at, c.key_id, c.signature, "
+    "(SELECT g.hash FROM event_log g WHERE g.position = c.position) "
+    "FROM (SELECT * FROM checkpoints ORDER BY id DESC LIMIT 16) c ORDER BY c.id DESC"
 )
 # Each event after the floor with every tag that claims to cover it (tags.first_untagged).
 SELECT_TAG_CANDIDATES = (
@@ -118,6 +121,17 @@ PG_ALL_CANDIDATES = (
     "WHERE g.position > ? AND g.position <= ? ORDER BY g.position"
 )
 STREAM_CANDIDATES = SELECT_TAG_CANDIDATES.format(stream="AND e.stream_id = ? AND e.version > ?")
+# PostgreSQL's form of the catch-up check, index-driven as PG_ALL_CANDIDATES (same parameters).
+PG_STREAM_CANDIDATES = (
+    "SELECT g.position, e.stream_id, e.version, t.first_version, t.last_version, t.last_hash, "
+    "t.tag, t.now_hash FROM events e "
+    "JOIN LATERAL (SELECT position FROM event_log WHERE event_id = e.id OFFSET 0) g ON true "
+    "LEFT JOIN LATERAL (SELECT a.first_version, a.last_version, a.last_hash, a.tag, "
+    "(SELECT l.hash FROM events l WHERE l.stream_id = a.stream_id AND l.version = a.last_version) "
+    "AS now_hash FROM append_tags a WHERE a.stream_id = e.stream_id "
+    "AND a.last_version >= e.version AND a.first_version <= e.version OFFSET 0) t ON true "
+    "WHERE g.position > ? AND e.stream_id = ? AND e.version > ? ORDER BY g.position"
+)
 EVENT_COLUMNS = (
     "stream_id, version, type, schema_version, payload, recorded_at, actor_id, actor_role, "
     "command_id, prev_hash, hash"
@@ -133,6 +147,7 @@ class _Retried(Exception):
 
 
 class SqlEventStore(AppendEntrances):
+    STREAM_CANDIDATES = STREAM_CANDIDATES  # the catch-up's tag check (PostgreSQL: its own form)
     """Shared by both engines: reads, verification, replay. Subclasses append."""
 
     dialect = ""
@@ -208,7 +223,7 @@ class SqlEventStore(AppendEntrances):
         if stream_id is None:
             rows = conn.execute(self.sql(ALL_CANDIDATES), (floor,))
         else:
-            rows = conn.execute(self.sql(STREAM_CANDIDATES), (floor, stream_id, after_version))
+            rows = conn.execute(self.sql(self.STREAM_CANDIDATES), (floor, stream_id, after_version))
         self.tagger.check(rows)
 
     def record_tag_anchor(self, signer: Signer, position: int) -> None:
