@@ -140,6 +140,8 @@ def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
     assert json.loads(listed.stdout)["held"] is True  # closing releases nothing (docs/audit.md)
     released = paigow(*release, "--reason", "dispute closed", "--actor", "floor-2")
     assert released.returncode == 0, released.stderr
-    assert json.loads(paigow("deck", "list", "--db", DB, "--table", "SIM-1").stdout)["held"] is False
+    assert (
+        json.loads(paigow("deck", "list", "--db", DB, "--table", "SIM-1").stdout)["held"] is False
+    )
     audited = paigow("audit", "verify", "--db", DB)
     assert audited.returncode == 0, audited.stdout + audited.stderr
