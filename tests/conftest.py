@@ -44,6 +44,14 @@ SLOW_INTEGRATION = frozenset(
         "integration/projections/test_resume.py",
         "integration/http/test_store_outage.py",
         "integration/store/test_atomic_creation.py",
+        # whole sessions played, tampered with and audited, services restarted (session 6)
+        "integration/audit/test_insider.py",
+        "integration/audit/test_insider_live.py",
+        "integration/audit/test_follow.py",
+        "integration/audit/test_key_trust.py",
+        "integration/service/test_software_version.py",
+        "integration/service/test_snapshots.py",
+        "integration/http/test_floor_books.py",
     }
 )
 
