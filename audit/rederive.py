@@ -36,18 +36,13 @@ from audit.books import BooksAudit
 from audit.command_rebuild import NotRederivable, command_of
 from audit.describe import Issue, context, describe, difference, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
+from audit.ledger import Ledger
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import (
-    ChipsBoughtIn,
-    ChipsCashedOut,
-    CommissionTaken,
     DeckDealt,
-    EnvyPaid,
     Event,
-    RoundSettled,
     RoundVoided,
-    SideBetSettled,
     StacksDealt,
 )
 from table_core.rules import TableRules
@@ -101,7 +96,7 @@ class TableAudit:
         self.suspended_round: int | None = None
         self.rounds_checked = 0
         self.unchecked: list[int] = []
-        self.ledger = _Ledger()
+        self.ledger = Ledger()
         self._books_off: Any = None  # the unbalance last reported
         self._counted: int | None = None
         #: R20: dealt rounds that named a deck in good standing, and rounds dealt before the
@@ -457,50 +452,3 @@ def _rules_of(state: TableState) -> TableRules | None:
     if state.round is not None and state.round.live:
         return state.round.rules
     return state.rules
-
-
-class _Ledger:
-    """Each player's chips in and out and results, and the house's, posted from the events."""
-
-    __slots__ = ("bought", "cashed", "commission", "house", "results")
-
-    def __init__(self) -> None:
-        self.bought: dict[str, int] = {}
-        self.cashed: dict[str, int] = {}
-        self.results: dict[str, int] = {}
-        self.house = 0
-        self.commission = 0
-
-    def balances(self) -> dict[str, int]:
-        names = self.bought.keys() | self.cashed.keys() | self.results.keys()
-        return {
-            p: self.bought.get(p, 0) - self.cashed.get(p, 0) + self.results.get(p, 0) for p in names
-        }
-
-    def _result(self, player: str, amount: int) -> None:
-        self.results[player] = self.results.get(player, 0) + amount
-
-    def post(self, event: Any) -> None:
-        kind = type(event)
-        if kind is ChipsBoughtIn:
-            self.bought[event.player_id] = self.bought.get(event.player_id, 0) + event.amount
-        elif kind is ChipsCashedOut:
-            self.cashed[event.player_id] = self.cashed.get(event.player_id, 0) + event.amount
-        elif kind is RoundSettled:
-            house = event.banker.house_share
-            for result in event.results:
-                if result.player_id is None:  # the house hand against a player-banker
-                    house += result.net
-                else:
-                    self._result(result.player_id, result.net)
-            if event.banker.player_id is not None:
-                self._result(event.banker.player_id, event.banker.net)
-            self.house += house
-        elif kind is SideBetSettled:
-            self._result(event.player_id, event.payout)
-            self.house -= event.payout
-        elif kind is EnvyPaid:
-            self._result(event.player_id, event.amount)
-            self.house -= event.amount
-        elif kind is CommissionTaken:
-            self.commission += event.amount

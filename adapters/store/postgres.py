@@ -29,7 +29,6 @@ from typing import Any, TypeVar
 import orjson
 from sqlalchemy import event
 
-from adapters.store.across import StreamAppend, answer_refused, command_ids
 from adapters.store.core import (
     CheckpointMarks,
     EventRow,
@@ -40,6 +39,7 @@ from adapters.store.core import (
     recorded_ranges,
 )
 from adapters.store.failover import pooled_connection, retrying
+from adapters.store.postgres_across import AcrossStreams
 from adapters.store.primary import PrimaryWatch, server_of, several_hosts
 from adapters.store.sql import (
     EVENT_COLUMNS,
@@ -70,7 +70,7 @@ T = TypeVar("T")
 _PIPELINE_FAULTS = frozenset({"before_commit", "holding_lock"})
 
 
-class PostgresEventStore(SqlEventStore):
+class PostgresEventStore(AcrossStreams, SqlEventStore):
     dialect = "postgresql"
     placeholder = "%s"
     # One statement for every insert of a batch: the events, then the commands. Arrays go in
@@ -263,99 +263,6 @@ class PostgresEventStore(SqlEventStore):
         if log is None:  # sent with the COMMIT, in the same round trip
             log = tail.fetchall()
         return log, rows
-
-    def _append_streams(
-        self, parts: Sequence[StreamAppend], checkpoint: bool
-    ) -> list[list[RecordedEvent]]:
-        """Every part in one pipelined transaction and ONE sequencer tail (the parts' events
-        positioned in the order given); tried again by its command ids after a lost connection,
-        as ``_append``."""
-
-        def attempt() -> list[list[RecordedEvent]]:
-            try:
-                return self._append_streams_once(parts, checkpoint)
-            except StoreUnavailable:
-                for part in parts:
-                    self._written_heads.pop(part[0], None)
-                raise
-
-        return self._retrying(attempt, "append")
-
-    def _append_streams_once(
-        self, parts: Sequence[StreamAppend], checkpoint: bool
-    ) -> list[list[RecordedEvent]]:
-        import psycopg
-
-        if checkpoint:
-            self._need_signer()
-        with self._connection() as conn:
-            try:
-                written, log = self._streams_in_pipeline(conn, parts, checkpoint)
-            except (_Retried, psycopg.errors.UniqueViolation, ConcurrencyError):
-                for part in parts:
-                    self._written_heads.pop(part[0], None)
-                return self._answer_refused(conn, parts)
-            self._fault("after_commit")
-            out: list[list[RecordedEvent]] = []
-            end = len(log)
-            # Ours are the log's last entries, in the parts' order: count back from the end.
-            starts = []
-            for _, rows in reversed(written):
-                end -= len(rows)
-                starts.append(end)
-            for (stream_id, rows), start, part in zip(
-                written, reversed(starts), parts, strict=True
-            ):
-                out.extend(self._appended(stream_id, rows, log[: start + len(rows)], part[2]))
-            return out
-
-    def _streams_in_pipeline(
-        self, conn: Any, parts: Sequence[StreamAppend], checkpoint: bool
-    ) -> tuple[list[tuple[str, list[EventRow]]], list[tuple[int, int | None, str]]]:
-        import psycopg
-
-        with conn.pipeline() as pipeline, conn.transaction():
-            written: list[tuple[str, list[EventRow]]] = []
-            ranges = []
-            for stream_id, expected_version, commands in parts:
-                done = self._insert(conn, pipeline, stream_id, expected_version, commands)
-                if done is None:
-                    raise _Retried
-                written.append((stream_id, done[1]))
-                ranges.append((stream_id, done[0], done[0] + len(done[1])))
-            arrays = " || ".join(
-                "ARRAY(SELECT {c} FROM events WHERE stream_id = %s AND version > %s "
-                "AND version <= %s ORDER BY version)"
-                for _ in ranges
-            )
-            values = [value for r in ranges for value in r]
-            sql = (
-                f"SELECT * FROM paigow_sequence_tail(({arrays.format(c='id')})::bigint[], "
-                f"({arrays.format(c='hash')})::text[])"
-            )
-            last_at = parts[-1][2][-1][1][-1].at
-            try:
-                if self.faults:
-                    pipeline.sync()
-                    self._fault("before_commit")
-                tail = conn.execute(sql, [*values, *values])
-                log = self._await_tail(pipeline, tail, [(-1, last_at)] if checkpoint else [], conn)
-            except psycopg.Error:
-                with contextlib.suppress(psycopg.Error):
-                    pipeline.sync()
-                raise
-        if log is None:
-            log = tail.fetchall()
-        return written, log
-
-    def _answer_refused(
-        self, conn: Any, parts: Sequence[StreamAppend]
-    ) -> list[list[RecordedEvent]]:
-        """Nothing was written: the recorded events of a retry, else the refusal."""
-        ids = command_ids(parts)
-        found = {row[0]: tuple(row[1:]) for row in conn.execute(self.SELECT_COMMANDS, (ids,))}
-        heads = {part[0]: self._version(conn, part[0]) for part in parts}
-        return answer_refused(parts, found, heads, lambda s, a, b: self._read_stream(conn, s, a, b))
 
     def _appended(
         self,
