@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -167,16 +167,10 @@ class SqliteEventStore(SqlEventStore):
         if marks:
             self._need_signer()
         for _ in range(3):
-            try:
-                with self._write() as conn:
-                    recorded = self._append_new(conn, stream_id, expected_version, commands, marks)
-            except sqlite3.IntegrityError as error:
-                if "commands.command_id" not in str(error):
-                    raise
-            except _SlowPath:
-                pass
-            else:
-                self._fault("after_commit")
+            recorded = self._written(
+                lambda conn: self._append_new(conn, stream_id, expected_version, commands, marks)
+            )
+            if recorded is not None:
                 return recorded
             # A command id already recorded (its unique key refused it) or a stream that moved
             # on: nothing was written. A retried batch is answered, a mixed one or a stale one
@@ -198,21 +192,18 @@ class SqliteEventStore(SqlEventStore):
         the inserts of the parts before it, so the global chain runs on across them."""
         if checkpoint:
             self._need_signer()
-        try:
-            with self._write() as conn:
-                out = []
-                for index, (stream_id, expected_version, commands) in enumerate(parts):
-                    last = checkpoint and index == len(parts) - 1
-                    marks = checkpoint_marks(commands, last, ())
-                    out.extend(self._append_new(conn, stream_id, expected_version, commands, marks))
-        except sqlite3.IntegrityError as error:
-            if "commands.command_id" not in str(error):
-                raise
-        except _SlowPath:
-            pass
-        else:
-            self._fault("after_commit")
+
+        def every_part(conn: Any) -> list[list[RecordedEvent]]:
+            out = []
+            for index, (stream_id, expected_version, commands) in enumerate(parts):
+                last = checkpoint and index == len(parts) - 1
+                marks = checkpoint_marks(commands, last, ())
+                out.extend(self._append_new(conn, stream_id, expected_version, commands, marks))
             return out
+
+        written = self._written(every_part)
+        if written is not None:
+            return written
         # Nothing was written: a retry, or a refusal (store/across.py says which).
         with self._write() as conn:
             found: dict[str, tuple[str, int, int]] = {}
@@ -224,6 +215,23 @@ class SqliteEventStore(SqlEventStore):
             return answer_refused(
                 parts, found, heads, lambda s, a, b: self._read_stream(conn, s, a, b)
             )
+
+    def _written(
+        self, write: Callable[[Any], list[list[RecordedEvent]]]
+    ) -> list[list[RecordedEvent]] | None:
+        """``write`` in one write transaction, committed; ``None`` when it wrote nothing because a
+        command id was already recorded (its unique key refused it) or a stream had moved on."""
+        try:
+            with self._write() as conn:
+                recorded = write(conn)
+        except sqlite3.IntegrityError as error:
+            if "commands.command_id" not in str(error):
+                raise
+            return None
+        except _SlowPath:
+            return None
+        self._fault("after_commit")
+        return recorded
 
     def _append_new(
         self,
