@@ -34,7 +34,9 @@ class SystemDuties:
         self.findings: list[Finding] = []
         self._first: int | None = None
         self._waiting: dict[str, int] = {}  # version -> position of its waiting authorisation
-        self._dealt: dict[tuple[str, int], set[str]] = {}  # (table, round) -> decks
+        # table -> deck -> runs of consecutive rounds dealt ([first, last]): a deck deals a run
+        # of rounds, so memory follows the decks, not the log's length (issue 22).
+        self._dealt: dict[str, dict[str, list[list[int]]]] = {}
         self._held: dict[tuple[str, str], str | None] = {}  # (table, deck) -> hold's dispute
         self._destroyed: set[tuple[str, str]] = set()
         self._open: set[str] = set()  # disputes open
@@ -49,7 +51,7 @@ class SystemDuties:
         if kind == "deck_dealt":
             number = payload.get("round")
             if type(number) is int:  # else the table's re-derivation reports the payload
-                self._dealt.setdefault((key[0], number), set()).add(key[1])
+                self._deal(key[0], key[1], number)
         elif kind == "deck_held":
             self._held[key] = payload.get("dispute_id")
         elif kind == "deck_released":
@@ -89,11 +91,22 @@ class SystemDuties:
             )
         self._note(row, "R19", message)
 
+    def _deal(self, table: str, deck: str, number: int) -> None:
+        runs = self._dealt.setdefault(table, {}).setdefault(deck, [])
+        if runs and runs[-1][0] <= number <= runs[-1][1] + 1:
+            runs[-1][1] = max(runs[-1][1], number)
+        else:
+            runs.append([number, number])
+
+    def _decks_that_dealt(self, table: str, number: int) -> list[str]:
+        decks = self._dealt.get(table, {})
+        return sorted(d for d, runs in decks.items() if any(a <= number <= b for a, b in runs))
+
     def _dispute_opened(self, row: Sequence[Any], payload: Mapping[str, Any]) -> None:
         table, dispute = str(payload["table_id"]), str(payload["dispute_id"])
         self._open.add(dispute)
         for number in payload["rounds"]:
-            for deck in sorted(self._dealt.get((table, int(number)), ())):
+            for deck in self._decks_that_dealt(table, int(number)):
                 if (table, deck) in self._held or (table, deck) in self._destroyed:
                     continue
                 self._note(
