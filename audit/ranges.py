@@ -46,6 +46,9 @@ from table_core.ports import Upcasters
 #: audit state on (a pickle of a few kilobytes) costs nothing next to the range's work.
 RANGE_ROWS = 4_096
 _BATCH = 512  # rows a message
+#: The columns a worker reads (``audit.tables.prepare``): the four hashes stay with the chain
+#: check in the main process, and are a third of a row's pickled bytes.
+_COLUMNS = 10
 _CREDITS = 16  # batches the main process may send a worker before the worker has folded them
 #: Decisions a worker may hold put aside before it decides rather than folds more: its memory.
 _PENDING = 3 * RANGE_ROWS
@@ -125,6 +128,11 @@ class RangeAudit(TableAudit):
 # --- the main process ----------------------------------------------------------------------------
 
 
+#: A message's rows, and the indices of those the chain check did not find clean (mostly none:
+#: one flag a row would be pickled for nothing).
+Batch = tuple[list[Sequence[Any]], list[int]]
+
+
 @dataclass
 class _Route:
     """Where a table's rows go: its current range, that range's worker, the batch being filled."""
@@ -132,7 +140,8 @@ class _Route:
     number: int
     worker: int
     rows: int = 0
-    batch: list[tuple[Sequence[Any], bool]] = field(default_factory=list)
+    batch: list[Sequence[Any]] = field(default_factory=list)
+    unclean: list[int] = field(default_factory=list)
 
 
 class TablesInProcesses:
@@ -180,7 +189,9 @@ class TablesInProcesses:
             self._send(route, stream)
             self.inboxes[route.worker].put(("end", stream, route.number, following))
             route.number, route.worker, route.rows = route.number + 1, following, 0
-        route.batch.append((tuple(row), clean))  # the worker decodes the payload again: cheaper
+        if not clean:
+            route.unclean.append(len(route.batch))
+        route.batch.append(row[:_COLUMNS])  # the worker decodes the payload again: cheaper
         route.rows += 1
         if len(route.batch) >= _BATCH:
             self._send(route, stream)
@@ -195,8 +206,9 @@ class TablesInProcesses:
             return
         while not self.credits[route.worker].acquire(timeout=1.0):
             self._collect(block=False)  # a worker that failed says so here, instead of a hang
-        self.inboxes[route.worker].put(("rows", stream, route.number, route.batch))
-        route.batch = []
+        batch: Batch = (route.batch, route.unclean)
+        self.inboxes[route.worker].put(("rows", stream, route.number, batch))
+        route.batch, route.unclean = [], []
 
     def _collect(self, block: bool) -> None:
         while True:
@@ -276,7 +288,7 @@ class _Task:
     """One range at one worker: its rows as they come, its audit once the state before it is
     here, what the fold found and put aside (``audit.out``), what the decisions made of it."""
 
-    raw: list[list[tuple[Sequence[Any], bool]]] = field(default_factory=list)
+    raw: list[Batch] = field(default_factory=list)
     ready: list[list[Prepared]] = field(default_factory=list)  # rows parsed, not yet folded
     audit: RangeAudit | None = None
     ended: bool = False
@@ -368,13 +380,19 @@ class _Worker:
                 return True
         return False
 
-    def _prepare(self, batch: list[tuple[Sequence[Any], bool]]) -> list[Prepared]:
+    def _prepare(self, batch: Batch) -> list[Prepared]:
         envelope, upcasters = self.envelope, self.upcasters
+        rows, unclean = batch
+        # A row the chain found clean is canonical JSON without floats (its check parsed it):
+        # read with the fast parser; any other with the careful one (payload_of).
+        if not unclean:
+            return [prepare(row, loads_json(row[5]), True, envelope, upcasters) for row in rows]
+        dirty = set(unclean)
         return [
-            # A row the chain found clean is canonical JSON without floats (its check parsed
-            # it): read with the fast parser; any other with the careful one (payload_of).
-            prepare(row, loads_json(row[5]) if clean else None, clean, envelope, upcasters)
-            for row, clean in batch
+            prepare(row, None, False, envelope, upcasters)
+            if index in dirty
+            else prepare(row, loads_json(row[5]), True, envelope, upcasters)
+            for index, row in enumerate(rows)
         ]
 
     def _fold(self, task: _Task) -> None:
