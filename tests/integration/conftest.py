@@ -2,7 +2,9 @@
 
 Each test gets a fresh schema named after the run (pid + random), all dropped at the end of the
 run (and those of killed runs at the start of the next), so runs never collide and tests never see
-each other's events. Without a reachable server the PostgreSQL
+each other's events: ``pg_url`` one already at the head revision (a copy of a template migrated
+once a process, tests/integration/pg_template.py), ``pg_url_empty`` an empty one for the tests of
+the migrations themselves. Without a reachable server the PostgreSQL
 tests are SKIPPED locally and FAIL when ``CI=true``: CI must never skip them.
 """
 
@@ -11,9 +13,12 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import warnings
 from collections.abc import Iterator
 
 import pytest
+
+from tests.integration import pg_template
 
 ADMIN_URL = os.environ.get("PAIGOW_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PREFIX = "paigow_t_"
@@ -77,17 +82,63 @@ def pg_database() -> Iterator[str]:
                 admin.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
-@pytest.fixture
-def pg_url(pg_database: str) -> str:
-    """A fresh, empty schema of its own: the URL puts it first on the search path."""
+def _schema_url(base: str, schema: str) -> str:
+    """The URL that puts ``schema`` first on the search path."""
     from sqlalchemy.engine import make_url
 
-    base, prefix = pg_database.split("#")
-    schema = f"{prefix}{next(_schemas)}"
-    with _admin_connection() as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
     return (
         make_url(base)
         .update_query_dict({"options": f"-csearch_path={schema}"})
         .render_as_string(hide_password=False)
     )
+
+
+@pytest.fixture(scope="session")
+def pg_head_template(pg_database: str) -> tuple[str, str] | None:
+    """This process's template schema, migrated by Alembic to the head revision, and the script
+    that copies it (its name to replace); None without a ``pg_dump`` of the server's version
+    (then each ``pg_url`` is migrated, as slow as before, but the same schema)."""
+    from sqlalchemy.engine import make_url
+
+    from adapters.store import migrate
+
+    base, prefix = pg_database.split("#")
+    template = f"{prefix}template"
+    with _admin_connection() as admin:
+        pg_dump = pg_template.pg_dump_for(admin)
+        if pg_dump is None:
+            warnings.warn(
+                "no pg_dump of the server's version: each pg_url schema is migrated", stacklevel=1
+            )
+            return None
+        admin.execute(f'CREATE SCHEMA "{template}"')
+    migrate.upgrade(_schema_url(base, template))
+    return template, pg_template.capture(pg_dump, make_url(base), template)
+
+
+@pytest.fixture
+def pg_url(pg_database: str, pg_head_template: tuple[str, str] | None) -> str:
+    """A fresh schema of its own at the head revision: the URL puts it first on the search path."""
+    base, prefix = pg_database.split("#")
+    schema = f"{prefix}{next(_schemas)}"
+    with _admin_connection() as admin:
+        if pg_head_template is not None:
+            template, script = pg_head_template
+            pg_template.create_from(admin, script, template, schema)
+            return _schema_url(base, schema)
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    from adapters.store import migrate
+
+    migrate.upgrade(_schema_url(base, schema))
+    return _schema_url(base, schema)
+
+
+@pytest.fixture
+def pg_url_empty(pg_database: str) -> str:
+    """A fresh, EMPTY schema of its own (no revision): for the tests of the migrations, of
+    ``db upgrade`` and of what refuses a database not at the head."""
+    base, prefix = pg_database.split("#")
+    schema = f"{prefix}{next(_schemas)}"
+    with _admin_connection() as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    return _schema_url(base, schema)
