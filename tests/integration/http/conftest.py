@@ -87,10 +87,9 @@ def api() -> Api:
 @pytest.fixture(params=["sqlite", "postgresql"])
 def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A migrated database of each engine (PostgreSQL: a fresh schema of its own)."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'casino.db'}"
-    else:
-        url = request.getfixturevalue("pg_url")
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))  # at the head revision already
+    url = f"sqlite:///{tmp_path / 'casino.db'}"
     migrate.upgrade(url)
     return url
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from adapters.store import InMemoryEventStore, SqlEventStore, migrate, open_store
+from adapters.store import InMemoryEventStore, SqlEventStore, open_store
 from adapters.store.signing import Signer
 from eventlog.envelope import NewEvent
 from table_core.ports import Actor
@@ -176,8 +176,7 @@ def store_and_backdoor(
         store = open_store(f"sqlite:///{path}")
         target: Any = str(path)
     else:
-        url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        url = request.getfixturevalue("pg_url")  # at the head revision already
         store = open_store(url, signing_key=Signer.generate())
         target = url
     assert isinstance(store, SqlEventStore)
