@@ -23,7 +23,7 @@ def open_backend(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> I
         yield lambda: memory
         return
     if kind == "sqlite":
-        url = f"sqlite:///{tmp_path / 'casino.db'}"
+        url = request.getfixturevalue("sqlite_url")  # at the head revision already
         key: Any = None
     else:
         url = request.getfixturevalue("pg_url")  # at the head revision already
