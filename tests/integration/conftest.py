@@ -1,11 +1,12 @@
 """A real PostgreSQL for integration tests: 127.0.0.1:5432, user postgres, database ``test``.
 
-Each test gets a fresh schema named after the run (pid + random), all dropped at the end of the
-run (and those of killed runs at the start of the next), so runs never collide and tests never see
-each other's events: ``pg_url`` one already at the head revision (a copy of a template migrated
-once a process, tests/integration/pg_template.py), ``pg_url_empty`` an empty one for the tests of
-the migrations themselves. Without a reachable server the PostgreSQL
-tests are SKIPPED locally and FAIL when ``CI=true``: CI must never skip them.
+Each test gets a fresh schema named after the run (pid + random), so runs never collide and tests
+never see each other's events: ``pg_url`` one already at the head revision (a copy of a template
+migrated once a process, tests/integration/pg_template.py; dropped after its test),
+``pg_url_empty`` an empty one for the tests of the migrations themselves. Whatever is left is
+dropped at the end of the run (and the schemas of killed runs at the start of the next). Without
+a reachable server the PostgreSQL tests are SKIPPED locally and FAIL when ``CI=true``: CI must
+never skip them.
 """
 
 from __future__ import annotations
@@ -96,10 +97,10 @@ def _schema_url(base: str, schema: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_head_template(pg_database: str) -> tuple[str, str] | None:
-    """This process's template schema, migrated by Alembic to the head revision, and the script
-    that copies it (its name to replace); None without a ``pg_dump`` of the server's version
-    (then each ``pg_url`` is migrated, as slow as before, but the same schema)."""
+def pg_head_template(pg_database: str) -> Iterator[pg_template.Schemas | None]:
+    """Copies of this process's template schema, migrated by Alembic to the head revision; None
+    without a ``pg_dump`` of the server's version (then each ``pg_url`` is migrated, as slow as
+    before, but the same schema)."""
     from sqlalchemy.engine import make_url
 
     from adapters.store import migrate
@@ -112,27 +113,35 @@ def pg_head_template(pg_database: str) -> tuple[str, str] | None:
             warnings.warn(
                 "no pg_dump of the server's version: each pg_url schema is migrated", stacklevel=1
             )
-            return None
+            yield None
+            return
         admin.execute(f'CREATE SCHEMA "{template}"')
     migrate.upgrade(_schema_url(base, template))
-    return template, pg_template.capture(pg_dump, make_url(base), template)
+    script = pg_template.capture(pg_dump, make_url(base), template)
+    names = (f"{prefix}{number}" for number in _schemas)
+    schemas = pg_template.Schemas(_admin_connection, script, template, names)
+    try:
+        yield schemas
+    finally:
+        schemas.close()
 
 
 @pytest.fixture
-def pg_url(pg_database: str, pg_head_template: tuple[str, str] | None) -> str:
+def pg_url(pg_database: str, pg_head_template: pg_template.Schemas | None) -> Iterator[str]:
     """A fresh schema of its own at the head revision: the URL puts it first on the search path."""
     base, prefix = pg_database.split("#")
+    if pg_head_template is not None:
+        schema = pg_head_template.take()
+        yield _schema_url(base, schema)
+        pg_head_template.release(schema)
+        return
     schema = f"{prefix}{next(_schemas)}"
     with _admin_connection() as admin:
-        if pg_head_template is not None:
-            template, script = pg_head_template
-            pg_template.create_from(admin, script, template, schema)
-            return _schema_url(base, schema)
         admin.execute(f'CREATE SCHEMA "{schema}"')
     from adapters.store import migrate
 
     migrate.upgrade(_schema_url(base, schema))
-    return _schema_url(base, schema)
+    yield _schema_url(base, schema)
 
 
 @pytest.fixture
