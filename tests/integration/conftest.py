@@ -85,17 +85,6 @@ def pg_database() -> Iterator[str]:
                 admin.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
-def _schema_url(base: str, schema: str) -> str:
-    """The URL that puts ``schema`` first on the search path."""
-    from sqlalchemy.engine import make_url
-
-    return (
-        make_url(base)
-        .update_query_dict({"options": f"-csearch_path={schema}"})
-        .render_as_string(hide_password=False)
-    )
-
-
 @pytest.fixture(scope="session")
 def pg_head_template(pg_database: str) -> Iterator[pg_template.Schemas | None]:
     """Copies of this process's template schema, migrated by Alembic to the head revision; None
@@ -116,10 +105,13 @@ def pg_head_template(pg_database: str) -> Iterator[pg_template.Schemas | None]:
             yield None
             return
         admin.execute(f'CREATE SCHEMA "{template}"')
-    migrate.upgrade(_schema_url(base, template))
-    script = pg_template.capture(pg_dump, make_url(base), template)
+    migrate.upgrade(pg_template.schema_url(base, template))
     names = (f"{prefix}{number}" for number in _schemas)
-    schemas = pg_template.Schemas(_admin_connection, script, template, names)
+
+    def dump(schema: str) -> str:
+        return pg_template.capture(pg_dump, make_url(base), schema)
+
+    schemas = pg_template.Schemas(_admin_connection, dump, template, names)
     try:
         yield schemas
     finally:
@@ -132,7 +124,7 @@ def pg_url(pg_database: str, pg_head_template: pg_template.Schemas | None) -> It
     base, prefix = pg_database.split("#")
     if pg_head_template is not None:
         schema = pg_head_template.take()
-        yield _schema_url(base, schema)
+        yield pg_template.schema_url(base, schema)
         pg_head_template.release(schema)
         return
     schema = f"{prefix}{next(_schemas)}"
@@ -140,8 +132,8 @@ def pg_url(pg_database: str, pg_head_template: pg_template.Schemas | None) -> It
         admin.execute(f'CREATE SCHEMA "{schema}"')
     from adapters.store import migrate
 
-    migrate.upgrade(_schema_url(base, schema))
-    yield _schema_url(base, schema)
+    migrate.upgrade(pg_template.schema_url(base, schema))
+    yield pg_template.schema_url(base, schema)
 
 
 @pytest.fixture
@@ -152,7 +144,7 @@ def pg_url_empty(pg_database: str) -> str:
     schema = f"{prefix}{next(_schemas)}"
     with _admin_connection() as admin:
         admin.execute(f'CREATE SCHEMA "{schema}"')
-    return _schema_url(base, schema)
+    return pg_template.schema_url(base, schema)
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, make_url
 
 
 def pg_dump_for(admin: Any) -> str | None:
@@ -73,18 +73,33 @@ def create_from(admin: Any, script: str, template: str, schema: str) -> None:
     admin.execute(script.replace(template, schema))
 
 
+def schema_url(base: str, schema: str) -> str:
+    """The URL that puts ``schema`` first on the search path."""
+    return (
+        make_url(base)
+        .update_query_dict({"options": f"-csearch_path={schema}"})
+        .render_as_string(hide_password=False)
+    )
+
+
 class Schemas:
     """Copies of the template, made one ahead and dropped behind on one thread with its own
     connection, so that a test waits for neither: a copy is ~0.1 s of server CPU, a drop mostly
-    waits on the disk (~0.15 s each on a busy machine, all paid at the session's end before)."""
+    waits on the disk (~0.15 s each on a busy machine, all paid at the session's end before).
+    Also copies of another schema a session fixture filled once (``capture``, ``copy``)."""
 
     def __init__(
-        self, connect: Callable[[], Any], script: str, template: str, names: Iterator[str]
+        self,
+        connect: Callable[[], Any],
+        dump: Callable[[str], str],
+        template: str,
+        names: Iterator[str],
     ) -> None:
-        self._connect, self._script, self._template, self._names = connect, script, template, names
+        self._connect, self._dump, self._names = connect, dump, names
+        self._script, self._template = dump(template), template
         self._connection: Any = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pg-schemas")
-        self._next = self._thread.submit(self._create, next(names))
+        self._next = self._thread.submit(self._create, self._script, template, next(names))
 
     def _session(self) -> Any:
         if self._connection is None or self._connection.closed:
@@ -93,8 +108,8 @@ class Schemas:
             self._connection.execute("SET lock_timeout = '5s'")
         return self._connection
 
-    def _create(self, schema: str) -> str:
-        create_from(self._session(), self._script, self._template, schema)
+    def _create(self, script: str, template: str, schema: str) -> str:
+        create_from(self._session(), script, template, schema)
         return schema
 
     def _drop(self, schema: str) -> None:
@@ -103,7 +118,19 @@ class Schemas:
 
     def take(self) -> str:
         """A copy of this test's own (made while the previous test ran); the next one is begun."""
-        made, self._next = self._next, self._thread.submit(self._create, next(self._names))
+        made = self._next
+        self._next = self._thread.submit(
+            self._create, self._script, self._template, next(self._names)
+        )
+        return str(made.result())
+
+    def capture(self, schema: str) -> str:
+        """The script that copies ``schema`` as it stands now (its rows too)."""
+        return self._dump(schema)
+
+    def copy(self, script: str, template: str) -> str:
+        """A new schema made from a script ``capture`` gave of ``template``, now."""
+        made = self._thread.submit(self._create, script, template, next(self._names))
         return str(made.result())
 
     def release(self, schema: str) -> None:
