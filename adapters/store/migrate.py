@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -35,7 +36,10 @@ def alembic_config(url: str | None = None, connection: Connection | None = None)
     return config
 
 
+@functools.cache
 def head_revision() -> str:
+    # Once a process: every store opened checks it, and reading the revisions' files costs
+    # ~10-20 ms; they are this code's own (a new release is a new process).
     heads = ScriptDirectory.from_config(alembic_config()).get_heads()
     if len(heads) != 1:
         raise RuntimeError(f"migrations must have exactly one head, found {heads}")

@@ -29,7 +29,7 @@ from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from table_core import commands as c
 from tests.integration.audit.tamper import Forger
-from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)
 
 from .conftest import PAIGOW, Run
 

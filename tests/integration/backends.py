@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from adapters.store import InMemoryEventStore, migrate, open_store
+from adapters.store import InMemoryEventStore, open_store
 from adapters.store.signing import Signer
 
 Opener = Callable[[], Any]
@@ -23,11 +23,10 @@ def open_backend(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> I
         yield lambda: memory
         return
     if kind == "sqlite":
-        url = f"sqlite:///{tmp_path / 'casino.db'}"
+        url = request.getfixturevalue("sqlite_url")  # at the head revision already
         key: Any = None
     else:
-        url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        url = request.getfixturevalue("pg_url")  # at the head revision already
         key = Signer.generate()
 
     def open_again() -> Any:

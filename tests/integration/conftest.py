@@ -1,9 +1,12 @@
 """A real PostgreSQL for integration tests: 127.0.0.1:5432, user postgres, database ``test``.
 
-Each test gets a fresh schema named after the run (pid + random), all dropped at the end of the
-run (and those of killed runs at the start of the next), so runs never collide and tests never see
-each other's events. Without a reachable server the PostgreSQL
-tests are SKIPPED locally and FAIL when ``CI=true``: CI must never skip them.
+Each test gets a fresh schema named after the run (pid + random), so runs never collide and tests
+never see each other's events: ``pg_url`` one already at the head revision (a copy of a template
+migrated once a process, tests/integration/pg_template.py; dropped after its test),
+``pg_url_empty`` an empty one for the tests of the migrations themselves. Whatever is left is
+dropped at the end of the run (and the schemas of killed runs at the start of the next). Without
+a reachable server the PostgreSQL tests are SKIPPED locally and FAIL when ``CI=true``: CI must
+never skip them.
 """
 
 from __future__ import annotations
@@ -11,9 +14,14 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import shutil
+import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from tests.integration import pg_template
 
 ADMIN_URL = os.environ.get("PAIGOW_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PREFIX = "paigow_t_"
@@ -77,17 +85,84 @@ def pg_database() -> Iterator[str]:
                 admin.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
 
 
-@pytest.fixture
-def pg_url(pg_database: str) -> str:
-    """A fresh, empty schema of its own: the URL puts it first on the search path."""
+@pytest.fixture(scope="session")
+def pg_head_template(pg_database: str) -> Iterator[pg_template.Schemas | None]:
+    """Copies of this process's template schema, migrated by Alembic to the head revision; None
+    without a ``pg_dump`` of the server's version (then each ``pg_url`` is migrated, as slow as
+    before, but the same schema)."""
     from sqlalchemy.engine import make_url
 
+    from adapters.store import migrate
+
+    base, prefix = pg_database.split("#")
+    template = f"{prefix}template"
+    with _admin_connection() as admin:
+        pg_dump = pg_template.pg_dump_for(admin)
+        if pg_dump is None:
+            warnings.warn(
+                "no pg_dump of the server's version: each pg_url schema is migrated", stacklevel=1
+            )
+            yield None
+            return
+        admin.execute(f'CREATE SCHEMA "{template}"')
+    migrate.upgrade(pg_template.schema_url(base, template))
+    names = (f"{prefix}{number}" for number in _schemas)
+
+    def dump(schema: str) -> str:
+        return pg_template.capture(pg_dump, make_url(base), schema)
+
+    schemas = pg_template.Schemas(_admin_connection, dump, template, names)
+    try:
+        yield schemas
+    finally:
+        schemas.close()
+
+
+@pytest.fixture
+def pg_url(pg_database: str, pg_head_template: pg_template.Schemas | None) -> Iterator[str]:
+    """A fresh schema of its own at the head revision: the URL puts it first on the search path."""
+    base, prefix = pg_database.split("#")
+    if pg_head_template is not None:
+        schema = pg_head_template.take()
+        yield pg_template.schema_url(base, schema)
+        pg_head_template.release(schema)
+        return
+    schema = f"{prefix}{next(_schemas)}"
+    with _admin_connection() as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    from adapters.store import migrate
+
+    migrate.upgrade(pg_template.schema_url(base, schema))
+    yield pg_template.schema_url(base, schema)
+
+
+@pytest.fixture
+def pg_url_empty(pg_database: str) -> str:
+    """A fresh, EMPTY schema of its own (no revision): for the tests of the migrations, of
+    ``db upgrade`` and of what refuses a database not at the head."""
     base, prefix = pg_database.split("#")
     schema = f"{prefix}{next(_schemas)}"
     with _admin_connection() as admin:
         admin.execute(f'CREATE SCHEMA "{schema}"')
-    return (
-        make_url(base)
-        .update_query_dict({"options": f"-csearch_path={schema}"})
-        .render_as_string(hide_password=False)
-    )
+    return pg_template.schema_url(base, schema)
+
+
+@pytest.fixture(scope="session")
+def sqlite_head_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated by Alembic to the head revision, once a process: a test's copy
+    costs a millisecond where a new file's migrations and fsyncs cost ~0.3 s."""
+    from adapters.store import migrate
+
+    path = tmp_path_factory.mktemp("sqlite-head") / "head.db"
+    migrate.upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def sqlite_url(sqlite_head_template: Path, tmp_path: Path) -> str:
+    """A SQLite database of its own at the head revision, ``casino.db`` in the test's folder,
+    no signing key yet (the store makes one on first use, as for a database `paigow db
+    upgrade` made). The tests of creating a file (atomically, with its key) make their own."""
+    path = tmp_path / "casino.db"
+    shutil.copyfile(sqlite_head_template, path)
+    return f"sqlite:///{path}"

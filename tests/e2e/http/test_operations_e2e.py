@@ -23,7 +23,7 @@ from adapters.store import open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW, Run
 from tests.e2e.serving import free_port, serving
-from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+from tests.integration.conftest import pg_database, pg_url_empty  # noqa: F401 (fixtures)
 
 TABLE = "PG-3"
 METRICS = (
@@ -77,7 +77,12 @@ def play_a_round(base: str, tokens: dict[str, str]) -> dict[str, Any]:
     return post("dealer", "/round/close")
 
 
-def test_the_postgresql_key_trap(pg_url: str, tmp_path: Path, paigow: Run) -> None:  # noqa: F811
+def test_the_postgresql_key_trap(
+    pg_url_empty: str,  # noqa: F811
+    tmp_path: Path,
+    paigow: Run,
+) -> None:
+    pg_url = pg_url_empty  # an empty schema: `paigow db upgrade` migrates it for real
     upgraded = paigow("db", "upgrade", "--db", pg_url)
     assert upgraded.returncode == 0, upgraded.stderr
     store = open_store(pg_url, signing_key=Signer.generate())  # only to make the API keys

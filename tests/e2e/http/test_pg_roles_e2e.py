@@ -20,7 +20,7 @@ from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW
 from tests.e2e.serving import serving
-from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+from tests.integration.conftest import pg_database, pg_url_empty  # noqa: F401 (fixtures)
 
 TABLE = "PG-R"
 
@@ -88,7 +88,7 @@ def _play_a_round(base: str, tokens: dict[str, str]) -> None:
 def test_the_service_role_plays_and_cannot_change_history(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    database = request.getfixturevalue("pg_url")
+    database = request.getfixturevalue("pg_url_empty")
     migrate.upgrade(
         database
     )  # as the migrating superuser: creates the roles, hands over the schema

@@ -27,7 +27,7 @@ from adapters.http.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW, Run
-from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)
 
 TABLE = "PG-9"
 PLAYERS = (("ana", 20_000), ("bo", 10_000), ("cy", 15_000))

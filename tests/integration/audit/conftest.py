@@ -1,5 +1,5 @@
-"""A recorded casino session to audit: SQLite (a template made once, copied per test) or a fresh
-PostgreSQL schema, with the ``Forger`` to tamper with it.
+"""A recorded casino session to audit, on SQLite or PostgreSQL (each a template recorded once a
+process, copied per test), with the ``Forger`` to tamper with it.
 
 Every test of a casino runs twice (``audit_jobs``): once in one process, and once where each
 ``audit()`` is ALSO done by two worker processes with the tables split into ranges of a few
@@ -21,11 +21,12 @@ from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.simulation.mixed_session import Session, SessionStats
-from adapters.store import SqlEventStore, migrate, open_store
+from adapters.store import SqlEventStore, open_store
 from adapters.store.signing import Signer
 from audit.findings import AuditReport
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
+from tests.integration.pg_template import Schemas, schema_url
 
 from .tamper import Forger
 
@@ -108,9 +109,49 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.fixture(scope="session")
+def pg_session_template(
+    pg_database: str, pg_head_template: Schemas | None
+) -> tuple[str, str, Signer, SessionStats] | None:
+    """The session recorded once a process into a PostgreSQL schema, and the script that copies
+    it (as SQLite's template file is copied): recording it took seconds a test."""
+    if pg_head_template is None:
+        return None
+    schema = pg_head_template.take()
+    signer = Signer.generate()
+    store = open_store(schema_url(pg_database.split("#")[0], schema), signing_key=signer)
+    try:
+        stats = record_session(store)
+    finally:
+        store.close()
+    return schema, pg_head_template.capture(schema), signer, stats
+
+
+def _pg_copy(request: pytest.FixtureRequest) -> tuple[str, Signer, SessionStats, str | None]:
+    """A copy of the recorded session of this test's own: its URL, key, figures, schema."""
+    template = request.getfixturevalue("pg_session_template")
+    if template is None:  # no pg_dump: recorded again
+        url = request.getfixturevalue("pg_url")
+        signer = Signer.generate()
+        store = open_store(url, signing_key=signer)
+        try:
+            return url, signer, record_session(store), None
+        finally:
+            store.close()
+    recorded, script, signer, stats = template
+    schema = request.getfixturevalue("pg_head_template").copy(script, recorded)
+    return (
+        schema_url(request.getfixturevalue("pg_database").split("#")[0], schema),
+        signer,
+        stats,
+        schema,
+    )
+
+
 def _casino(
     backend: str, jobs: int, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[Casino]:
+    copy = None
     if backend == "sqlite":
         template, stats = request.getfixturevalue("sqlite_template")
         path = tmp_path / "casino.db"
@@ -119,16 +160,16 @@ def _casino(
         store = open_store(url)
         target: Any = str(path)
     else:
-        url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
-        store = open_store(url, signing_key=Signer.generate())
-        stats = record_session(store)
+        url, signer, stats, copy = _pg_copy(request)
+        store = open_store(url, signing_key=signer)
         target = url
     assert isinstance(store, SqlEventStore)
     try:
         yield Casino(store, Forger(store, backend, target), url, stats, jobs)
     finally:
         store.close()
+        if copy is not None:
+            request.getfixturevalue("pg_head_template").release(copy)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from adapters.http.app import create_app
 from adapters.http.keys import KeyStore, MemoryKeyStore, key_store_for
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
-from adapters.store import InMemoryEventStore, migrate, open_store
+from adapters.store import InMemoryEventStore, open_store
 from adapters.store.signing import Signer
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -85,14 +84,11 @@ def api() -> Api:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def db_url(request: pytest.FixtureRequest) -> str:
     """A migrated database of each engine (PostgreSQL: a fresh schema of its own)."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'casino.db'}"
-    else:
-        url = request.getfixturevalue("pg_url")
-    migrate.upgrade(url)
-    return url
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))  # at the head revision already
+    return str(request.getfixturevalue("sqlite_url"))
 
 
 @pytest.fixture

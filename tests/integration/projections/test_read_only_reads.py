@@ -24,7 +24,7 @@ from adapters.projections.schema import metadata
 from adapters.projections.standby import FrozenRunner, MemoryRunner, reader
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
-from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)
 from tests.integration.projections import session as s
 
 #: The reads compared, each as the command-line arguments after ``--db URL`` is placed.

@@ -66,8 +66,8 @@ def test_sqlite_migrates_the_projection_tables_to_the_metadata(tmp_path: Path) -
     _check_down_and_up(f"sqlite:///{tmp_path / 'again.db'}")
 
 
-def test_postgresql_migrates_the_projection_tables_to_the_metadata(pg_url: str) -> None:
-    _check(pg_url)
+def test_postgresql_migrates_the_projection_tables_to_the_metadata(pg_url_empty: str) -> None:
+    _check(pg_url_empty)
 
 
 def test_the_projections_revision_follows_the_event_stores() -> None:

@@ -11,12 +11,11 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from adapters.store import InMemoryEventStore, SqlEventStore, migrate, open_store
+from adapters.store import InMemoryEventStore, SqlEventStore, open_store
 from adapters.store.signing import Signer
 from eventlog.envelope import NewEvent
 from table_core.ports import Actor
@@ -165,19 +164,18 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def store_and_backdoor(
-    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+    backend: str, request: pytest.FixtureRequest
 ) -> Iterator[tuple[Any, Backdoor]]:
     if backend == "memory":
         memory = InMemoryEventStore(Signer.generate())
         yield memory, Backdoor(memory, "memory", None)
         return
     if backend == "sqlite":
-        path = tmp_path / "casino.db"
-        store = open_store(f"sqlite:///{path}")
-        target: Any = str(path)
+        url = request.getfixturevalue("sqlite_url")  # at the head revision already
+        store = open_store(url)
+        target: Any = url.removeprefix("sqlite:///")
     else:
-        url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        url = request.getfixturevalue("pg_url")  # at the head revision already
         store = open_store(url, signing_key=Signer.generate())
         target = url
     assert isinstance(store, SqlEventStore)

@@ -15,7 +15,7 @@ from adapters.store.failover import connection_lost, retrying
 from adapters.store.signing import Signer
 from eventlog.envelope import NewEvent
 from table_core.ports import Actor, StoreUnavailable
-from tests.integration.conftest import pg_database, pg_url  # noqa: F401 (fixtures)
+from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)
 from tests.integration.http.conftest import build_api
 
 AT = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

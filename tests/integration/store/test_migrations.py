@@ -60,16 +60,17 @@ def test_sqlite_upgrades_from_empty_to_the_models(tmp_path: Path) -> None:
     assert migrate.upgrade(url) == migrate.head_revision()  # a second upgrade changes nothing
 
 
-def test_postgresql_upgrades_from_empty_to_the_models(pg_url: str) -> None:
-    assert _tables(pg_url) == set()
-    assert migrate.upgrade(pg_url) == migrate.head_revision()
-    assert _schema_diff(pg_url) == []
-    assert _tables(pg_url) >= set(APPEND_ONLY_TABLES) | {"sequencer_queue", "alembic_version"}
+def test_postgresql_upgrades_from_empty_to_the_models(pg_url_empty: str) -> None:
+    assert _tables(pg_url_empty) == set()
+    assert migrate.upgrade(pg_url_empty) == migrate.head_revision()
+    assert _schema_diff(pg_url_empty) == []
+    tables = _tables(pg_url_empty)
+    assert tables >= set(APPEND_ONLY_TABLES) | {"sequencer_queue", "alembic_version"}
 
 
-def test_postgresql_is_never_migrated_behind_the_operators_back(pg_url: str) -> None:
+def test_postgresql_is_never_migrated_behind_the_operators_back(pg_url_empty: str) -> None:
     with pytest.raises(StoreError, match="paigow db upgrade"):
-        open_store(pg_url)
+        open_store(pg_url_empty)
 
 
 def test_a_new_sqlite_file_is_upgraded_on_first_use(tmp_path: Path) -> None:

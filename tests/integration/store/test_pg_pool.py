@@ -22,10 +22,10 @@ def _terminate(application_name: str) -> int:
 
 
 def test_a_connection_killed_while_idle_is_replaced_before_the_next_command(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_url_empty: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(store_module, "PING_AFTER_IDLE_S", 0.0)  # every checkout counts as idle
-    url = make_url(pg_url).update_query_dict({"application_name": "paigow-pool-test"})
+    url = make_url(pg_url_empty).update_query_dict({"application_name": "paigow-pool-test"})
     engine = postgres_engine(url, pool_size=1)
     try:
         pooled = engine.raw_connection()
@@ -39,8 +39,8 @@ def test_a_connection_killed_while_idle_is_replaced_before_the_next_command(
         engine.dispose()
 
 
-def test_a_connection_returned_moments_ago_is_not_pinged(pg_url: str) -> None:
-    url = make_url(pg_url).update_query_dict({"application_name": "paigow-pool-test-2"})
+def test_a_connection_returned_moments_ago_is_not_pinged(pg_url_empty: str) -> None:
+    url = make_url(pg_url_empty).update_query_dict({"application_name": "paigow-pool-test-2"})
     engine = postgres_engine(url, pool_size=1)
     try:
         first = engine.raw_connection()
