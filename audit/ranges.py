@@ -385,8 +385,6 @@ class _Worker:
         rows, unclean = batch
         # A row the chain found clean is canonical JSON without floats (its check parsed it):
         # read with the fast parser; any other with the careful one (payload_of).
-        if not unclean:
-            return [prepare(row, loads_json(row[5]), True, envelope, upcasters) for row in rows]
         dirty = set(unclean)
         return [
             prepare(row, None, False, envelope, upcasters)

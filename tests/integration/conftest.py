@@ -121,25 +121,27 @@ def pg_head_template(pg_database: str) -> Iterator[pg_template.Schemas | None]:
 @pytest.fixture
 def pg_url(pg_database: str, pg_head_template: pg_template.Schemas | None) -> Iterator[str]:
     """A fresh schema of its own at the head revision: the URL puts it first on the search path."""
-    base, prefix = pg_database.split("#")
     if pg_head_template is not None:
         schema = pg_head_template.take()
-        yield pg_template.schema_url(base, schema)
+        yield pg_template.schema_url(pg_database.split("#")[0], schema)
         pg_head_template.release(schema)
         return
-    schema = f"{prefix}{next(_schemas)}"
-    with _admin_connection() as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
     from adapters.store import migrate
 
-    migrate.upgrade(pg_template.schema_url(base, schema))
-    yield pg_template.schema_url(base, schema)
+    url = _empty_schema(pg_database)
+    migrate.upgrade(url)
+    yield url
 
 
 @pytest.fixture
 def pg_url_empty(pg_database: str) -> str:
     """A fresh, EMPTY schema of its own (no revision): for the tests of the migrations, of
     ``db upgrade`` and of what refuses a database not at the head."""
+    return _empty_schema(pg_database)
+
+
+def _empty_schema(pg_database: str) -> str:
+    """A new empty schema of this run's, as the URL that puts it first on the search path."""
     base, prefix = pg_database.split("#")
     schema = f"{prefix}{next(_schemas)}"
     with _admin_connection() as admin:
