@@ -53,6 +53,12 @@ _CREDITS = 16  # batches the main process may send a worker before the worker ha
 #: Decisions a worker may hold put aside before it decides rather than folds more: its memory.
 _PENDING = 3 * RANGE_ROWS
 _DECIDE_STEP = 256  # decisions between two looks at the inbox (a state handed on waits less)
+#: Rows between two sweeps for batches left part-filled by tables that went quiet. A table that
+#: has closed (an archive holds thousands) would otherwise keep its last batch, up to ``_BATCH``
+#: rows, in the main process to the log's end: memory growing with the log (issue 22, the
+#: million-round archive: 1,100 MiB). A live table writes a row every few dozen rows of the log,
+#: so a table silent for a whole sweep has closed, or is as quiet as one that has.
+_SWEEP = 16_384
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +146,7 @@ class _Route:
     number: int
     worker: int
     rows: int = 0
+    last: int = 0  # the log row (of this pass) that last came to this route
     batch: list[Sequence[Any]] = field(default_factory=list)
     unclean: list[int] = field(default_factory=list)
 
@@ -178,8 +185,12 @@ class TablesInProcesses:
         self.routes: dict[str, _Route] = {}
         self.ranges = 0  # ranges started, over every table
         self.received: list[tuple[Any, ...]] = []
+        self.count = 0  # rows routed
 
     def row(self, row: Sequence[Any], payload: dict[str, Any] | None, clean: bool) -> None:
+        self.count += 1
+        if self.count % _SWEEP == 0:
+            self._sweep()
         stream = row[1]
         route = self.routes.get(stream)
         if route is None:
@@ -193,8 +204,16 @@ class TablesInProcesses:
             route.unclean.append(len(route.batch))
         route.batch.append(row[:_COLUMNS])  # the worker decodes the payload again: cheaper
         route.rows += 1
+        route.last = self.count
         if len(route.batch) >= _BATCH:
             self._send(route, stream)
+
+    def _sweep(self) -> None:
+        """Send the part-filled batches of the tables silent since the last sweep (``_SWEEP``)."""
+        quiet = self.count - _SWEEP
+        for stream, route in self.routes.items():
+            if route.batch and route.last <= quiet:
+                self._send(route, stream)
 
     def _next_worker(self) -> int:
         """Ranges to the workers in turn, over every table: even shares of the work."""

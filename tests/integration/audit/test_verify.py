@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from audit import ranges
 from audit.findings import AuditReport, Finding
+from audit.verify import verify_log
 from table_core.cards import card_text, parse_cards
 from table_core.hands import tables_for
 from table_core.split import display_order, make_split, value_split
@@ -268,6 +270,35 @@ def test_worker_processes_find_exactly_what_one_process_finds(sqlite_casino: Cas
         alone.rounds_unchecked,
         alone.money,
     )
+
+
+def test_worker_processes_keep_no_batch_of_a_table_gone_quiet(
+    sqlite_casino: Casino, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: a table that closed must not keep its last part-filled batch in the main process
+    to the end of the log (an archive of thousands of closed tables grew to 1,100 MiB)."""
+    sweep = 16
+    monkeypatch.setattr(ranges, "_SWEEP", sweep, raising=False)
+    routed = itertools.count(1)
+    seen: dict[str, int] = {}  # a table: the log row (of those routed) that last came to it
+    stale: list[tuple[str, int, int]] = []
+    route_row = ranges.TablesInProcesses.row
+
+    def row(self: Any, log_row: Any, *args: Any) -> None:
+        route_row(self, log_row, *args)
+        count = seen[log_row[1]] = next(routed)
+        stale.extend(
+            (stream, seen[stream], count)
+            for stream, route in self.routes.items()
+            if route.batch and seen[stream] <= count - 2 * sweep
+        )
+
+    monkeypatch.setattr(ranges.TablesInProcesses, "row", row)
+    alone = verify_log(sqlite_casino.source())
+    shared = verify_log(sqlite_casino.source(), jobs=2, range_rows=100)
+    assert shared.events > 2 * 100 and shared.ok and shared.findings == alone.findings
+    assert shared.rounds == alone.rounds == TABLES * ROUNDS
+    assert stale == []
 
 
 # --- misdeals: the void records what was reported, and the audit deals it again (R-DEAL-2) ----
