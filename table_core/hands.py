@@ -164,12 +164,21 @@ def _key(ranks: Sequence[int]) -> int:
 
 @cache
 def tables_for(wheel_rank: WheelRank = "second") -> FiveCardTables:
-    """Build (once) the five-card tables for ``wheel_rank``."""
+    """The five-card tables for ``wheel_rank``, built once: "second" from the reference rules,
+    "lowest" from those (``_with_wheel``, a few dozen hands instead of eight thousand)."""
     if wheel_rank not in WHEEL_RANKS:
         raise CardError(f"unknown wheel rank: {wheel_rank!r} (second or lowest)")
-    plain: dict[int, int] = {}
-    flush: dict[int, int] = {}
-    ranks = range(2, 15)
+    if wheel_rank != "second":
+        return _with_wheel(tables_for("second"), wheel_rank)
+    return build_tables(wheel_rank, range(2, 15))
+
+
+def build_tables(
+    wheel_rank: WheelRank, ranks: Sequence[int], base: FiveCardTables | None = None
+) -> FiveCardTables:
+    """Every hand of ``ranks`` (and the joker) valued by the reference rules, over ``base``."""
+    plain: dict[int, int] = dict(base.plain) if base is not None else {}
+    flush: dict[int, int] = dict(base.flush) if base is not None else {}
     for n_jokers in (0, 1):
         for combo in combinations_with_replacement(ranks, 5 - n_jokers):
             if max(Counter(combo).values()) > 4:
@@ -180,6 +189,14 @@ def tables_for(wheel_rank: WheelRank = "second") -> FiveCardTables:
             hand = [*combo] + [_JOKER_RANK] * n_jokers
             flush[_key(hand)] = pack(*reference_flush(hand, wheel_rank))
     return FiveCardTables(wheel_rank, plain, flush)
+
+
+def _with_wheel(second: FiveCardTables, wheel_rank: WheelRank) -> FiveCardTables:
+    """R-HI-2: the wheel's rank is the one difference between the settings, and only a hand whose
+    real cards are all of the wheel's ranks (A, 2, 3, 4, 5) can make a wheel, with the joker or
+    without: those hands are valued again, every other is the "second" table's (the tests compare
+    the result with a full build)."""
+    return build_tables(wheel_rank, (2, 3, 4, 5, ACE), base=second)
 
 
 _DEFAULT = tables_for("second")

@@ -26,6 +26,7 @@ from table_core.hands import (
     THREE_OF_A_KIND,
     TWO_PAIR,
     WheelRank,
+    build_tables,
     evaluate_hand,
     five_card_strength,
     tables_for,
@@ -395,3 +396,15 @@ def test_evaluate_hand_checks_its_cards_first() -> None:
 def test_unknown_wheel_rank_is_refused() -> None:
     with pytest.raises(CardError, match="unknown wheel rank"):
         tables_for("third")
+
+
+def test_the_lowest_wheel_tables_equal_a_full_build_of_the_reference_rules() -> None:
+    # R-HI-2: "lowest" is derived from "second" by valuing again the hands that can make a wheel;
+    # every hand of the deck must be valued as a build from the reference rules values it.
+    lowest, second = tables_for("lowest"), tables_for("second")
+    assert lowest == build_tables("lowest", range(2, 15))
+    assert lowest.plain.keys() == second.plain.keys() and lowest.flush.keys() == second.flush.keys()
+    changed = [k for k in second.plain if second.plain[k] != lowest.plain[k]]
+    changed += [k for k in second.flush if second.flush[k] != lowest.flush[k]]
+    # the wheel, A-2-3-4-5 plain and suited, and the joker standing for any one of its 5 cards
+    assert len(changed) == 2 * (1 + 5)
