@@ -450,13 +450,15 @@ class _Worker:
         items[task.done : end] = [None] * (end - task.done)  # taken: their states can go
         task.done = end
         self._mark_closing(task)
-        if not task.handed and task.done >= len(items):
+        if task.done < len(items):
+            return
+        if not task.handed:
             # Everything put aside is decided, and the range is still open (a table's last range
             # stays open to the log's end): start the list again rather than keep a slot a row
             # for every closed table of an archive.
             items.clear()
             task.done = 0
-        elif task.handed and task.done >= len(items):
+        else:
             del self.tasks[key]
             self.results.put(
                 ("range", key[0], key[1], task.out, audit.custody_ok, audit.before_custody,

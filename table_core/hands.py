@@ -164,13 +164,15 @@ def _key(ranks: Sequence[int]) -> int:
 
 @cache
 def tables_for(wheel_rank: WheelRank = "second") -> FiveCardTables:
-    """The five-card tables for ``wheel_rank``, built once: "second" from the reference rules,
-    "lowest" from those (``_with_wheel``, a few dozen hands instead of eight thousand)."""
+    """The five-card tables for ``wheel_rank``, built once from the reference rules."""
     if wheel_rank not in WHEEL_RANKS:
         raise CardError(f"unknown wheel rank: {wheel_rank!r} (second or lowest)")
-    if wheel_rank != "second":
-        return _with_wheel(tables_for("second"), wheel_rank)
-    return build_tables(wheel_rank, range(2, 15))
+    if wheel_rank == "second":
+        return build_tables(wheel_rank, range(2, 15))
+    # R-HI-2: the wheel's rank is the one difference between the settings, and only a hand whose
+    # real cards are all of the wheel's ranks can make a wheel (with the joker or without): those
+    # few dozen hands are valued again over the "second" tables (a test compares a full build).
+    return build_tables(wheel_rank, (2, 3, 4, 5, ACE), base=tables_for("second"))
 
 
 def build_tables(
@@ -189,14 +191,6 @@ def build_tables(
             hand = [*combo] + [_JOKER_RANK] * n_jokers
             flush[_key(hand)] = pack(*reference_flush(hand, wheel_rank))
     return FiveCardTables(wheel_rank, plain, flush)
-
-
-def _with_wheel(second: FiveCardTables, wheel_rank: WheelRank) -> FiveCardTables:
-    """R-HI-2: the wheel's rank is the one difference between the settings, and only a hand whose
-    real cards are all of the wheel's ranks (A, 2, 3, 4, 5) can make a wheel, with the joker or
-    without: those hands are valued again, every other is the "second" table's (the tests compare
-    the result with a full build)."""
-    return build_tables(wheel_rank, (2, 3, 4, 5, ACE), base=second)
 
 
 _DEFAULT = tables_for("second")
