@@ -4,7 +4,7 @@ A uniform shuffle of 53 cards from a cryptographic generator repeats an order wi
 one in 53! (4 x 10^69) per pair of deals: two electronic ``stacks_dealt`` with the same ``deck``
 mean a source that does not shuffle (an unshuffled deck, a replayed or stuck generator). Each deal
 is kept as a 64-bit fingerprint of its order and the deal's position, in an open-addressing table
-of two flat arrays (16 bytes a deal at most two thirds full: about 24 MiB for a million deals);
+of two flat arrays of 8 bytes a slot, one to two thirds full: 24 to 48 bytes a deal;
 a fingerprint met again is a finding naming both positions, so a reader can compare the two
 decks. Two different orders share a fingerprint with odds of about n^2 / 2^65 for n deals (one in
 37 million for a million deals).
