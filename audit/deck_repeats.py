@@ -36,31 +36,36 @@ class DeckRepeats:
         deck = payload.get("deck")
         if payload.get("source") != "electronic" or not isinstance(deck, list):
             return None
-        text = " ".join(str(card) for card in deck).encode()
+        try:
+            text = " ".join(deck).encode()
+        except TypeError:  # not cards: the table's re-derivation reports the payload
+            return None
         key = int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") or 1
-        earlier = self._find(key)
-        if earlier is not None:
-            return earlier
-        if 3 * (self._count + 1) > 2 * len(self._keys):
-            self._grow()
-        self._put(key, position)
+        keys = self._keys
+        mask = len(keys) - 1
+        slot = key & mask
+        while True:  # linear probing: one pass finds the key or the free slot it goes to
+            found = keys[slot]
+            if found == key:
+                return self._positions[slot]
+            if found == 0:
+                break
+            slot = (slot + 1) & mask
         self._count += 1
+        if 3 * self._count > 2 * len(keys):
+            self._grow()
+            self._put(key, position)
+        else:
+            keys[slot] = key
+            self._positions[slot] = position
         return None
 
-    def _slot(self, key: int) -> int:
+    def _put(self, key: int, position: int) -> None:
         keys, mask = self._keys, len(self._keys) - 1
         slot = key & mask
-        while keys[slot] not in (0, key):
+        while keys[slot]:
             slot = (slot + 1) & mask
-        return slot
-
-    def _find(self, key: int) -> int | None:
-        slot = self._slot(key)
-        return self._positions[slot] if self._keys[slot] == key else None
-
-    def _put(self, key: int, position: int) -> None:
-        slot = self._slot(key)
-        self._keys[slot] = key
+        keys[slot] = key
         self._positions[slot] = position
 
     def _grow(self) -> None:
