@@ -130,8 +130,10 @@ def _stray(root: Path, code: CodeDigest, module: Any) -> str | None:
     return None
 
 
+@cache
 def _relative(root: Path, file: str) -> str | None:
-    """``file`` relative to ``root`` (symbolic links resolved), or ``None`` outside it."""
+    """``file`` relative to ``root`` (symbolic links resolved, once a process: every service
+    started in it checks the same modules), or ``None`` outside it."""
     real = Path(os.path.realpath(file))
     try:
         return real.relative_to(root).as_posix()

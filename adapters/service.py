@@ -177,8 +177,11 @@ class TableService(BatchExecution):
         """Record that the service started, the code it runs and which store it opened; verify
         the store. Under code other than the last start's, only with the floor's authorisation
         of its digest (R5/R19): else ``VersionNotAuthorised``, nothing written."""
-        self._system.started(self.now(), self.identity(), self._store_name, self._schema_revision)
-        self.log.info("service_started", schema_revision=self._schema_revision)
+        identity = self.identity()
+        self._system.started(self.now(), identity, self._store_name, self._schema_revision)
+        self.log.info(
+            "service_started", schema_revision=self._schema_revision, digest=identity["digest"]
+        )
         if self.snapshots is None or self._verify is None:
             self.check_store()
         else:
