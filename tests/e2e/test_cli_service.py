@@ -177,7 +177,7 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
 def test_a_copy_with_the_commission_raised_one_percent_is_refused_at_restart(
     paigow: Run, tmp_path: Path
 ) -> None:
-    """The red team's reproduction: same version label, other code: exit 2, one line."""
+    """The same version label, other code (the commission one percent higher): exit 2, one line."""
     made = paigow(*SIMULATE, "--seed", "2")
     assert made.returncode == 0, made.stderr
     tree = checkout(tmp_path / "tampered")
