@@ -55,6 +55,7 @@ def wire(
     signing: str | None = None,
     metered: bool = False,
     software_version: str | None = None,
+    code_digest: str | None = None,
 ) -> Wiring:
     """The store at ``db`` (else the ``db`` setting) and the service over it, not started.
 
@@ -67,8 +68,10 @@ def wire(
     (:class:`adapters.readiness.SigningKeyRefused`, the store closed; ``"serve"`` says so with
     ``--read-only``'s hint); ``"read_only"`` makes the service refuse every command.
     ``metered``: the service's appends are timed and counted for ``/metrics``.
-    ``software_version``: the version the service records at start (default: the installed
-    distribution's; tests name another to act an upgrade, R5/R19)."""
+    ``software_version``: the version label the service records at start (default: the installed
+    distribution's). ``code_digest``: the code's digest it records and change control compares
+    (default: the running code's, ``adapters/code_identity.py``; tests name another to act an
+    upgrade, R5/R19)."""
     url = database_url(db or settings.db)
     store = open_store(url.render_as_string(hide_password=False), signing_key=settings.signing_key)
     shown = url.render_as_string(hide_password=True)
@@ -94,6 +97,7 @@ def wire(
         # stepping clock has none to compare with (R4: only its steps back are noticed).
         monotonic=monotonic_seconds if clock is system_clock else None,
         software_version=software_version,
+        code_digest=code_digest,
         snapshots=_snapshots(store, settings, shown),
     )
     if shared:  # one of several workers: say which one logged each line

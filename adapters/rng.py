@@ -44,6 +44,9 @@ def uniform_below(bounds: Sequence[int]) -> list[int]:
 
 
 class SecureDeckAndDice:
+    #: What the draws come from, as ``service_started`` names the source (R5/R19).
+    draws_from = "os.urandom"
+
     def shuffled_deck(self) -> list[Card]:
         deck = list(FULL_DECK)
         for bound, j in zip(_SHUFFLE_BOUNDS, uniform_below(_SHUFFLE_BOUNDS), strict=True):
@@ -58,6 +61,8 @@ class SecureDeckAndDice:
 
 class SeededDeckAndDice:
     """Reproducible decks and dice for ``paigow simulate --seed`` (never a live table)."""
+
+    draws_from = "random.Random(seed)"
 
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)

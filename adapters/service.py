@@ -31,6 +31,7 @@ from adapters.batches import (
     draw_command,
 )
 from adapters.clock import Clock, ClockStep, ClockWatch, Monotonic, system_clock
+from adapters.code_identity import RunningCode, rng_identity, running_code
 from adapters.command_outcome import ROUND_ENDS, CommandResult, to_new_event, wrote
 from adapters.dispute_decks import release_refused
 from adapters.held_tables import HeldTables
@@ -110,12 +111,18 @@ class TableService(BatchExecution):
         monotonic: Monotonic | None = None,
         software_version: str | None = None,
         snapshots: Snapshots | None = None,
+        code_digest: str | None = None,
     ) -> None:
         self.store = store
-        #: The version this service records at start (R5/R19); tests name one to act an upgrade.
+        #: The version label this service records at start (the installed distribution's).
         self.software_version = (
             provenance.software_version() if software_version is None else software_version
         )
+        #: R5/R19: the digest of the code this service records at start and change control
+        #: compares (``None``: the running code's, computed at the first use); tests name one to
+        #: act an upgrade.
+        self._code_digest = code_digest
+        self._running: RunningCode | None = None
         #: Issue 22: the tables' signed snapshots, taken and used (``None``: neither).
         self.snapshots = snapshots
         self.shared = shared
@@ -142,14 +149,39 @@ class TableService(BatchExecution):
 
     # --- lifecycle and the system stream -----------------------------------------------------
 
+    @property
+    def code_digest(self) -> str:
+        """R5/R19: the digest of the code this service runs (``adapters/code_identity.py``);
+        ``CodeIdentityRefused`` when a module of it came from a file the digest does not cover."""
+        if self._code_digest is not None:
+            return self._code_digest
+        if self._running is None:
+            self._running = running_code()
+        return self._running.code.digest
+
+    def identity(self) -> dict[str, Any]:
+        """What ``service_started`` records of the code: its digest, the recipe, the parts, the
+        version label and the deck-and-dice source (R5/R19)."""
+        digest = self.code_digest
+        running = self._running if self._code_digest is None else None
+        code = running.code if running is not None else None
+        return {
+            "digest": digest,
+            "recipe": code.recipe if code is not None else None,
+            "parts": dict(code.parts) if code is not None else {},
+            "software_version": self.software_version,
+            "rng": rng_identity(self.source, running),
+        }
+
     def start(self) -> None:
-        """Record that the service started and which store it opened; verify the store. Under
-        a software version other than the last start's, only with the floor's authorisation of
-        it (R5/R19): else ``VersionNotAuthorised``, nothing written."""
-        self._system.started(
-            self.now(), self.software_version, self._store_name, self._schema_revision
+        """Record that the service started, the code it runs and which store it opened; verify
+        the store. Under code other than the last start's, only with the floor's authorisation
+        of its digest (R5/R19): else ``VersionNotAuthorised``, nothing written."""
+        identity = self.identity()
+        self._system.started(self.now(), identity, self._store_name, self._schema_revision)
+        self.log.info(
+            "service_started", schema_revision=self._schema_revision, digest=identity["digest"]
         )
-        self.log.info("service_started", schema_revision=self._schema_revision)
         if self.snapshots is None or self._verify is None:
             self.check_store()
         else:

@@ -1,15 +1,18 @@
-"""R5/R19: software change control. A floor supervisor authorises a named software version, with a
-reason, BEFORE it runs; a writer (``paigow serve``, ``paigow simulate``) that starts under a
-version other than the last ``service_started`` refuses to start unless an authorisation of
-exactly that version is waiting for it.
+"""R5/R19: software change control over the code's identity. A floor supervisor authorises the
+digest of a release (``eventlog/code_identity.py``; ``paigow service identity --from DIR``
+computes it from a checkout), with a reason, BEFORE it runs; a writer (``paigow serve``,
+``paigow simulate``) whose running code's digest differs from the last ``service_started``'s
+refuses to start unless an authorisation of exactly that digest is waiting for it.
 
-An authorisation is ``software_version_authorised`` on the system stream (version, reason, who),
+An authorisation is ``software_version_authorised`` on the system stream (digest, reason, who),
 hashed, chained and sealed like every system event. It is *waiting* from when it is recorded until
-a ``software_version_changed`` into that version consumes it: each change is authorised once (a
-rollback, or a return to a version that ran before, needs an authorisation of its own), while a
-restart of the running version in between consumes nothing. The change then names the
-authorisation it used (its global position and reason). The first start of a new database needs
-none: there is no earlier version to change from. A read-only server writes nothing and needs none.
+a ``software_version_changed`` into that digest consumes it: each change is authorised once (a
+rollback, or a return to code that ran before, needs an authorisation of its own), while a
+restart of the running code in between consumes nothing. The change then names the authorisation
+it used (its global position and reason). The first start on a log (no ``service_started``
+before it: a new database, or one only keys and CLI commands wrote to) needs none: there is no
+earlier code to change from. A start after one recorded before digests (schema 1, no digest) is a
+change, authorised like any other. A read-only server writes nothing and needs none.
 
 :func:`start_check` is the decision, pure over the stream's events; the audit
 (``audit/system_duties.py``) walks the same stream with the same rule.
@@ -22,12 +25,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from eventlog.system_events import SYSTEM_STREAM, SoftwareVersionAuthorised
+from eventlog.code_identity import is_digest
+from eventlog.system_events import SYSTEM_STREAM, SoftwareVersionAuthorised, upcast_system
 from table_core.ports import EventStore, StoreError
 
-#: Who may authorise a software version: the role that changes a table's rules (R19).
+#: Who may authorise a release's code: the role that changes a table's rules (R19).
 AUTHORISING_ROLES = ("floor",)
-_LIMITS = {"version": 100, "reason": 2000}
+_REASON_LIMIT = 2000
+#: How to learn a digest, for the refusals that ask for one.
+HOW_TO_DIGEST = (
+    "`paigow service identity --from DIR` prints a release's digest from its checkout, "
+    "`paigow service identity` the running code's"
+)
+
+Events = Iterable[tuple[int, str, Mapping[str, Any]]]
 
 
 class VersionAuthorisationError(ValueError):
@@ -39,113 +50,153 @@ class VersionAuthorisationError(ValueError):
 
 
 class VersionNotAuthorised(StoreError):
-    """A writer refuses to start: its version changes the log's and nothing authorises it."""
+    """A writer refuses to start: its code changes the log's and nothing authorises it."""
+
+
+@dataclass(frozen=True)
+class LastStart:
+    """The last ``service_started``: its ``digest`` (``None``: recorded before digests) and its
+    ``software_version`` label."""
+
+    digest: str | None
+    version: str
+
+    def described(self) -> str:
+        return self.digest or f"version {self.version}, no digest recorded"
 
 
 @dataclass(frozen=True)
 class StartCheck:
-    """What a start under ``version`` finds: ``last`` the version of the last start (``None``: a
-    new database), ``authorisation`` the waiting authorisation it uses (``None``: no change)."""
+    """What a start under ``digest`` finds: ``last`` the last start (``None``: the log's first),
+    ``authorisation`` the waiting authorisation it uses (``None``: no change)."""
 
-    last: str | None
+    last: LastStart | None
     authorisation: Mapping[str, Any] | None = None
 
 
-def waiting(events: Iterable[tuple[int, str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
-    """The authorisations still waiting, by version: the last recorded of each version that no
+def waiting(events: Events) -> dict[str, dict[str, Any]]:
+    """The authorisations still waiting, by digest: the last recorded of each digest that no
     ``software_version_changed`` into it consumed since. ``events``: (position, type, payload) of
-    the system stream, in order."""
+    the system stream, in order (payloads upcast)."""
     found: dict[str, dict[str, Any]] = {}
     for position, kind, payload in events:
-        if kind == "software_version_authorised":
-            found[str(payload["version"])] = {**payload, "position": position}
-        elif kind == "software_version_changed":
-            found.pop(str(payload["new_version"]), None)
+        digest = authorised_digest(payload) if kind == "software_version_authorised" else None
+        if digest is not None:
+            found[digest] = {**payload, "position": position}
+        elif kind == "software_version_changed" and payload.get("new_digest"):
+            found.pop(str(payload["new_digest"]), None)
     return found
 
 
-def start_check(events: Iterable[tuple[int, str, Mapping[str, Any]]], version: str) -> StartCheck:
-    """The decision for a start under ``version`` over the system stream's ``events`` (position,
+def authorised_digest(payload: Mapping[str, Any]) -> str | None:
+    """The digest a ``software_version_authorised`` authorises: its ``digest``; one recorded
+    before that field (by a release before digests) authorises the digest its ``version`` names,
+    if it names one, and no code otherwise (a version label)."""
+    digest = payload.get("digest") or str(payload.get("version", "")).lower()
+    return str(digest) if is_digest(str(digest)) else None
+
+
+def start_check(events: Events, digest: str) -> StartCheck:
+    """The decision for a start under ``digest`` over the system stream's ``events`` (position,
     type, payload, in order); raises :class:`VersionNotAuthorised` for an unauthorised change."""
     listed = list(events)
     last = last_started(listed)
-    if last is None or last == version:
+    if last is None or last.digest == digest:
         return StartCheck(last)
-    authorisation = waiting(listed).get(version)
+    authorisation = waiting(listed).get(digest)
     if authorisation is None:
         raise VersionNotAuthorised(
-            f"software version {version} is not authorised (the log last ran {last}): a floor "
-            f"supervisor authorises it first with `paigow service authorise-version {version} "
-            "--reason TEXT --floor ID` (R5/R19); nothing was written"
+            f"the running code (digest {digest}) is not authorised (the log last ran "
+            f"{last.described()}): a floor supervisor authorises it first with `paigow service "
+            f"authorise-version {digest} --reason TEXT --floor ID` (R5/R19); nothing was written"
         )
     return StartCheck(last, authorisation)
 
 
 def system_events(store: EventStore) -> list[tuple[int, str, Mapping[str, Any]]]:
-    """The system stream as :func:`start_check` reads it."""
-    return [(e.position, e.type, e.payload) for e in store.read_stream(SYSTEM_STREAM)]
+    """The system stream as :func:`start_check` reads it (payloads upcast)."""
+    return [
+        (e.position, e.type, upcast_system(e.type, e.schema_version, e.payload))
+        for e in store.read_stream(SYSTEM_STREAM)
+    ]
 
 
-def require_authorised(store: EventStore, version: str) -> StartCheck:
-    """Refuse (before anything is written) a start under ``version`` that nothing authorises."""
-    return start_check(system_events(store), version)
+def require_authorised(store: EventStore, digest: str) -> StartCheck:
+    """Refuse (before anything is written) a start under ``digest`` that nothing authorises."""
+    return start_check(system_events(store), digest)
 
 
 def authorise(
-    store: EventStore, version: str, reason: str, actor: Any, now: datetime
+    store: EventStore, digest: str, reason: str, actor: Any, now: datetime
 ) -> dict[str, Any]:
-    """Record ``software_version_authorised`` for ``version`` by ``actor`` (a floor supervisor);
-    its record. Refused, nothing written: an empty version or reason, another role, or the
-    version the log already runs."""
+    """Record ``software_version_authorised`` for the code of ``digest`` by ``actor`` (a floor
+    supervisor); its record. Refused, nothing written: not a digest (a version label), an empty
+    reason, another role, or the digest the log already runs."""
     from adapters.system_stream import SystemStream
 
     if actor.role not in AUTHORISING_ROLES:
         raise VersionAuthorisationError(
             f"the {actor.role} role may not authorise a software version: it is the floor's", 403
         )
-    version = _text(version, "version")
-    reason = _text(reason, "reason")
-    events = system_events(store)
-    last = last_started(events)
-    if last == version:
+    digest = checked_digest(digest)
+    reason = _reason(reason)
+    last = last_started(system_events(store))
+    if last is not None and last.digest == digest:
         raise VersionAuthorisationError(
-            f"software version {version} is the one the log runs (its last start): "
+            f"the code of digest {digest} is the one the log runs (its last start): "
             "nothing to authorise",
             409,
         )
     event = SoftwareVersionAuthorised(
-        at=now, actor_id=actor.id, actor_role=actor.role, version=version, reason=reason
-    )
+        at=now, actor_id=actor.id, actor_role=actor.role, version=digest, digest=digest,
+        reason=reason,
+    )  # fmt: skip
     (recorded,) = SystemStream(store).append([event])
     return record(recorded.position, recorded.payload)
 
 
-def last_started(events: Iterable[tuple[int, str, Mapping[str, Any]]]) -> str | None:
-    """The version of the last ``service_started`` (``None``: never started)."""
+def checked_digest(text: str | None) -> str:
+    """``text`` as a digest (64 hex digits, either case); a version label or anything else is
+    refused with how to get the digest."""
+    digest = (text or "").strip().lower()
+    if not is_digest(digest):
+        shown = (text or "").strip()[:40] or "nothing"
+        raise VersionAuthorisationError(
+            "a software version is authorised by its code's digest (64 hex digits), not "
+            f"{shown!r}: {HOW_TO_DIGEST}"
+        )
+    return digest
+
+
+def last_started(events: Events) -> LastStart | None:
+    """The last ``service_started`` (``None``: never started); payloads upcast."""
     last = None
     for _, kind, payload in events:
         if kind == "service_started":
-            last = str(payload["software_version"])
-    return last
+            last = payload
+    if last is None:
+        return None
+    return LastStart(last.get("digest"), str(last["software_version"]))
 
 
 def record(position: int, payload: Mapping[str, Any]) -> dict[str, Any]:
-    """An authorisation as the CLI and HTTP answer it (stable keys)."""
+    """An authorisation as the CLI and HTTP answer it (stable keys; ``digest`` added)."""
     return {
         "position": position,
         "version": payload["version"],
+        "digest": payload.get("digest"),
         "reason": payload["reason"],
         "authorised_by": {"id": payload["actor_id"], "role": payload["actor_role"]},
         "at": payload["at"],
     }
 
 
-def _text(value: str | None, what: str) -> str:
+def _reason(value: str | None) -> str:
     text = (value or "").strip()
     if not text:
-        raise VersionAuthorisationError(f"a software version's authorisation needs a {what}")
-    if len(text) > _LIMITS[what] or not text.isprintable():
+        raise VersionAuthorisationError("a software version's authorisation needs a reason")
+    if len(text) > _REASON_LIMIT or not text.isprintable():
         raise VersionAuthorisationError(
-            f"a software version's {what} is 1..{_LIMITS[what]} printable characters"
+            f"a software version's reason is 1..{_REASON_LIMIT} printable characters"
         )
     return text

@@ -10,12 +10,12 @@ stream's version again and appends after it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from adapters.clock import ClockStep
-from adapters.software_versions import start_check
+from adapters.software_versions import LastStart, last_started, start_check
 from eventlog.envelope import NewEvent
 from eventlog.system_events import (
     SYSTEM_STREAM,
@@ -29,6 +29,7 @@ from eventlog.system_events import (
     SoftwareVersionChanged,
     StoreOpened,
     VerificationFailed,
+    upcast_system,
 )
 from table_core.events import Event, RoundVoided, RulesChanged
 from table_core.ports import Actor as StoreActor
@@ -128,54 +129,71 @@ class SystemStream:
         return recorded
 
     def started(
-        self, now: datetime, version: str, store_name: str, schema_revision: str | None
+        self,
+        now: datetime,
+        identity: Mapping[str, Any],
+        store_name: str,
+        schema_revision: str | None,
     ) -> None:
-        """The service started (its software version) and opened the store. R5/R19: when the
-        last ``service_started`` named another software version, ``software_version_changed``
-        comes first, naming the floor's authorisation of ``version``; without one the start is
-        refused, nothing written (``adapters/software_versions.py``). Workers starting together:
-        the first to write records the change, the others then find the new version started."""
+        """The service started (``identity``: ``service_started``'s code fields, its ``digest``
+        first) and opened the store. R5/R19: when the last ``service_started`` ran other code,
+        ``software_version_changed`` comes first, naming the floor's authorisation of the
+        digest; without one the start is refused, nothing written
+        (``adapters/software_versions.py``). Workers starting together: the first to write
+        records the change, the others then find the new code started."""
 
         def build() -> list[Any]:
             events: list[Any] = []
-            last = self._last_started_version()
-            if last is not None and last != version:
-                events.append(self._authorised_change(now, last, version))
-            events.append(ServiceStarted(at=now, software_version=version, store=store_name))
+            last = self._last_start()
+            if last is not None and last.digest != identity["digest"]:
+                events.append(self._authorised_change(now, last, identity))
+            events.append(ServiceStarted(at=now, store=store_name, **identity))
             events.append(StoreOpened(at=now, store=store_name, schema_revision=schema_revision))
             return events
 
         self._append_built(build)
 
-    def _authorised_change(self, now: datetime, last: str, version: str) -> Any:
-        """R5/R19: the change from ``last`` to ``version``, naming the authorisation waiting for
-        it; :class:`VersionNotAuthorised` (nothing written) when none is."""
+    def _authorised_change(
+        self, now: datetime, last: LastStart, identity: Mapping[str, Any]
+    ) -> Any:
+        """R5/R19: the change from the ``last`` start's code to ``identity``'s, naming the
+        authorisation waiting for it; :class:`VersionNotAuthorised` (nothing written) when none
+        is."""
         upper = self._version or 0
         events = [
-            (e.position, e.type, e.payload)
+            (e.position, e.type, upcast_system(e.type, e.schema_version, e.payload))
             for e in self.store.read_stream(SYSTEM_STREAM)
             if e.version <= upper
         ]
-        authorisation = start_check(events, version).authorisation
+        authorisation = start_check(events, identity["digest"]).authorisation
         assert authorisation is not None  # a change without one was refused above
         return SoftwareVersionChanged(
             at=now,
-            old_version=last,
-            new_version=version,
+            old_version=last.version,
+            new_version=identity["software_version"],
             authorisation=authorisation["position"],
             reason=authorisation["reason"],
+            old_digest=last.digest,
+            new_digest=identity["digest"],
         )
 
-    def _last_started_version(self) -> str | None:
-        """The software version the last ``service_started`` of the stream (up to the version
-        this writer holds) names: looked for in the stream's last events, then in all of it;
-        ``None``: never started."""
+    def _last_start(self) -> LastStart | None:
+        """The last ``service_started`` of the stream (up to the version this writer holds):
+        looked for in the stream's last events, then in all of it; ``None``: never started."""
         upper = self._version or 0
         for after in dict.fromkeys((max(0, upper - _TAIL), 0)):
             page = self.store.read_stream(SYSTEM_STREAM, after)
             for event in reversed(page):
                 if event.version <= upper and event.type == "service_started":
-                    return str(event.payload["software_version"])
+                    return last_started(
+                        [
+                            (
+                                0,
+                                event.type,
+                                upcast_system(event.type, event.schema_version, event.payload),
+                            )
+                        ]
+                    )
         return None
 
     def clock_adjusted(

@@ -1,12 +1,22 @@
 """Duties the audit checks across the system stream and the tables' streams, in one pass in global
 position order:
 
-- R5/R19, software change control: every ``software_version_changed`` follows a waiting
-  ``software_version_authorised`` of exactly its new version (the rule of
+- R5/R19, software change control over the code's digest: every ``software_version_changed``
+  follows a waiting ``software_version_authorised`` of exactly its new digest (the rule of
   ``adapters/software_versions.py``: each change consumes the authorisation it names) and names
   that authorisation's position. A change with none before it is a finding; so is one naming
   another position. A log that starts at a purge boundary may have lost the authorisation with its
-  head: a change naming a position before the log's first is accepted.
+  head: a change naming a position before the log's first is accepted. Changes recorded before
+  digests (no ``new_digest``) are matched by their version labels, as they were authorised.
+  Every ``service_started`` whose digest is not the one the log runs (the first start's, then
+  each change's new digest) is a finding too: a start written behind the service's back, or by
+  code that skipped the check. The first start the log holds sets the digest (a log that starts
+  at a purge boundary: its first start after it).
+- R-DEAL-4, an electronic deal's deck order never repeats (``audit/deck_repeats.py``): judged for
+  the deals recorded while the last ``service_started`` named a cryptographic source
+  (``rng.draws_from``: ``os.urandom``). After a start naming another source (a seeded simulation,
+  a test's fixed decks) or none (a start recorded before sources were named), deals are neither
+  judged nor remembered until a start names a cryptographic source again.
 - R17 + R20, a disputed round's deck is held: when ``dispute_opened`` is recorded, every deck that
   dealt one of its rounds (``deck_dealt``) is held (by this dispute or an earlier hold) or was
   destroyed before; otherwise a finding names the dispute, the round and the deck. A deck released
@@ -21,10 +31,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from audit.chain import payload_of
+from audit.deck_repeats import DeckRepeats
 from audit.findings import Finding
+from eventlog.code_identity import is_digest
+from eventlog.system_events import upcast_system
 
+#: What a deck-and-dice source draws from when it is a cryptographic generator (adapters/rng.py).
+CRYPTOGRAPHIC_SOURCES = frozenset({"os.urandom"})
 #: The table rows this checker reads; every other row passes by at the cost of one set lookup.
-TABLE_TYPES = frozenset({"deck_dealt", "deck_held", "deck_released", "deck_retired"})
+TABLE_TYPES = frozenset(
+    {"deck_dealt", "deck_held", "deck_released", "deck_retired", "stacks_dealt"}
+)
 
 
 class SystemDuties:
@@ -33,7 +51,12 @@ class SystemDuties:
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self._first: int | None = None
-        self._waiting: dict[str, int] = {}  # version -> position of its waiting authorisation
+        # ("digest", d) or ("version", v) -> position of its waiting authorisation
+        self._waiting: dict[tuple[str, str], int] = {}
+        self._started = False  # a service_started seen
+        self._running: str | None = None  # the digest the log runs (None: not known)
+        self._decks = DeckRepeats()
+        self._cryptographic = False  # the last start named a cryptographic source
         # table -> deck -> runs of consecutive rounds dealt ([first, last]): a deck deals a run
         # of rounds, so memory follows the decks, not the log's length (issue 22).
         self._dealt: dict[str, dict[str, list[list[int]]]] = {}
@@ -44,11 +67,17 @@ class SystemDuties:
     def table_row(self, row: Sequence[Any], payload: Mapping[str, Any] | None) -> None:
         if self._first is None and type(row[0]) is int:
             self._first = row[0]
-        if row[3] not in TABLE_TYPES or payload is None:
+        if row[3] not in TABLE_TYPES:
             return
+        if payload is None:
+            payload = payload_of(row)
+            if payload is None:
+                return
         key = (str(row[1]), str(payload.get("deck_id")))
         kind = row[3]
-        if kind == "deck_dealt":
+        if kind == "stacks_dealt":
+            self._stacks_dealt(row, payload)
+        elif kind == "deck_dealt":
             number = payload.get("round")
             if type(number) is int:  # else the table's re-derivation reports the payload
                 self._deal(key[0], key[1], number)
@@ -66,30 +95,76 @@ class SystemDuties:
             self._first = row[0]
         kind = row[3]
         if kind == "software_version_authorised":
-            self._waiting[str(payload["version"])] = row[0]
+            digest = payload.get("digest") or str(payload["version"]).lower()
+            if is_digest(str(digest)):  # as adapters/software_versions.authorised_digest
+                self._waiting[("digest", str(digest))] = row[0]
+            else:  # a version label, authorised before change control compared digests
+                self._waiting[("version", str(payload["version"]))] = row[0]
         elif kind == "software_version_changed":
             self._version_changed(row, payload)
+        elif kind == "service_started" and type(row[4]) is int:
+            self._service_started(row, upcast_system(kind, row[4], dict(payload)))
         elif kind == "dispute_opened":
             self._dispute_opened(row, payload)
         elif kind == "dispute_closed":
             self._open.discard(str(payload["dispute_id"]))
 
     def _version_changed(self, row: Sequence[Any], payload: Mapping[str, Any]) -> None:
-        old, new = payload["old_version"], str(payload["new_version"])
+        digest = payload.get("new_digest")
+        if digest:
+            self._running = str(digest)
+            old, new = str(payload.get("old_digest") or payload["old_version"]), str(digest)
+            what = ("digest", new)
+        else:  # recorded before change control compared digests: by its version labels
+            old, new = str(payload["old_version"]), str(payload["new_version"])
+            what = ("version", new)
         named = payload.get("authorisation")
-        waiting = self._waiting.pop(new, None)
+        waiting = self._waiting.pop(what, None)
         if waiting is not None and named == waiting:
             return
         if waiting is None and isinstance(named, int) and named < (self._first or 1):
             return  # authorised before a purge boundary: the head that held it is archived
         if waiting is None:
-            message = f"software version {old} -> {new} without a prior authorisation"
+            message = f"software {what[0]} {old} -> {new} without a prior authorisation"
         else:
             message = (
-                f"software version {old} -> {new} names authorisation {named}, "
+                f"software {what[0]} {old} -> {new} names authorisation {named}, "
                 f"the waiting one is at position {waiting}"
             )
         self._note(row, "R19", message)
+
+    def _service_started(self, row: Sequence[Any], payload: Mapping[str, Any]) -> None:
+        source = payload.get("rng")
+        drawn = source.get("draws_from") if isinstance(source, Mapping) else None
+        self._cryptographic = drawn in CRYPTOGRAPHIC_SOURCES
+        digest = payload.get("digest")
+        if not self._started:
+            self._started, self._running = True, digest
+            return
+        if digest == self._running:
+            return
+        ran = self._running or "code of no recorded digest"
+        if digest is None:
+            message = f"the service started recording no code digest while the log runs {ran}"
+        else:
+            message = (
+                f"the service started under code digest {digest}, which no authorised change "
+                f"made the log's (it runs {ran})"
+            )
+        self._note(row, "R19", message)
+
+    def _stacks_dealt(self, row: Sequence[Any], payload: Mapping[str, Any]) -> None:
+        if not self._cryptographic or type(row[0]) is not int:
+            return
+        earlier = self._decks.seen(payload, row[0])
+        if earlier is not None:
+            self._note(
+                row,
+                "R-DEAL-4",
+                f"round {payload.get('round')} was dealt the same deck order as the electronic "
+                f"deal at position {earlier}: a shuffle from a cryptographic generator does not "
+                "repeat an order (odds about 1 in 53!)",
+            )
 
     def _deal(self, table: str, deck: str, number: int) -> None:
         runs = self._dealt.setdefault(table, {}).setdefault(deck, [])

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from table_core.events import Actor
+from table_core.ports import Payload, Upcasters
 
 SYSTEM_STREAM = "system"
 
@@ -34,9 +35,26 @@ class _SystemEvent(BaseModel):
 
 
 class ServiceStarted(_SystemEvent):
+    """The service started, and the code it runs (R5/R19).
+
+    Schema 2: ``digest`` is the code's identity (``eventlog/code_identity.py``: every file of the
+    packages and the lock file, 64 hex digits), ``recipe`` the recipe's name and ``parts`` each
+    package's and the lock file's own SHA-256. ``rng`` names the deck-and-dice source the
+    service deals from: its ``class``, what it ``draws_from`` and its module's ``file`` and
+    ``sha256`` (``None``: a service that deals no electronic round). ``software_version`` is the
+    installed distribution's version, a label: change control compares digests. Schema 1 (a
+    start before the code's identity was recorded) reads through :func:`_service_started_v1`:
+    no digest, no parts, no source named.
+    """
+
+    schema_version: int = 2
     type: Literal["service_started"] = "service_started"
     software_version: str
     store: str
+    digest: str | None
+    recipe: str | None
+    parts: dict[str, str]
+    rng: dict[str, Any] | None
 
 
 class ServiceStopped(_SystemEvent):
@@ -194,8 +212,11 @@ class AuthenticationFailed(_SystemEvent):
 
 
 class SoftwareVersionChanged(_SystemEvent):
-    """R5/R19: the service started with ``new_version`` where the last ``service_started`` named
-    ``old_version``; recorded before that start's other events."""
+    """R5/R19: the service started with code ``new_digest`` where the last ``service_started``
+    ran ``old_digest``; recorded before that start's other events. ``old_version`` and
+    ``new_version`` are those starts' ``software_version`` labels. ``old_digest`` is ``None``
+    after a start that recorded no digest; both are ``None`` in changes recorded before change
+    control compared digests (they compared the labels)."""
 
     type: Literal["software_version_changed"] = "software_version_changed"
     old_version: str
@@ -204,15 +225,20 @@ class SoftwareVersionChanged(_SystemEvent):
     # its global position and reason. ``None`` in logs written before change control existed.
     authorisation: int | None = None
     reason: str | None = None
+    old_digest: str | None = None
+    new_digest: str | None = None
 
 
 class SoftwareVersionAuthorised(_SystemEvent):
-    """R5/R19: a floor supervisor (the actor) authorised software ``version`` to run, for
-    ``reason``, before it ran; the ``software_version_changed`` into it names this event."""
+    """R5/R19: a floor supervisor (the actor) authorised the code of ``digest`` to run, for
+    ``reason``, before it ran; the ``software_version_changed`` into it names this event.
+    ``version`` repeats the digest (an authorisation recorded before change control compared
+    digests named a version label there, and no digest: it authorises no code)."""
 
     type: Literal["software_version_authorised"] = "software_version_authorised"
     version: str = Field(min_length=1, max_length=100)
     reason: str = Field(min_length=1, max_length=2000)
+    digest: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
 
 
 class RangePurged(_SystemEvent):
@@ -261,6 +287,28 @@ SystemEvent = Annotated[
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(SystemEvent)
 
+#: The system stream's older schema versions, lifted to the newest on read (docs/events.md).
+SYSTEM_UPCASTERS = Upcasters()
+
+
+@SYSTEM_UPCASTERS.register("service_started", 1)
+def _service_started_v1(payload: Payload) -> Payload:
+    """A start recorded before the code's identity: nothing known of its code or source."""
+    lifted = dict(payload)
+    lifted.update(schema_version=2, digest=None, recipe=None, parts={}, rng=None)
+    return lifted
+
+
+def upcast_system(kind: str, schema_version: int, payload: Payload) -> Payload:
+    """A stored system event's payload in its type's newest schema."""
+    if SYSTEM_UPCASTERS.lifts(kind, schema_version):
+        return SYSTEM_UPCASTERS.upcast(kind, schema_version, payload)[1]
+    return payload
+
 
 def parse_system_event(payload: dict[str, Any]) -> Any:
+    """A stored system event's payload as its model, through the upcasters."""
+    kind, schema = payload.get("type"), payload.get("schema_version", 1)
+    if isinstance(kind, str) and type(schema) is int:
+        payload = upcast_system(kind, schema, payload)
     return _ADAPTER.validate_python(payload)

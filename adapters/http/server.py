@@ -44,6 +44,7 @@ def build_app(
     settings: Settings | None = None,
     read_only: bool = False,
     software_version: str | None = None,
+    code_digest: str | None = None,
 ) -> FastAPI:
     """The app over the store at ``url`` (else the ``db`` setting); the service starts and stops
     with the server. ``shared``: other processes (the other workers) write the store too.
@@ -51,9 +52,10 @@ def build_app(
     A store that cannot sign the checkpoints its rounds need (no key, or not the log's key) is
     refused (``SigningKeyRefused``: one line, exit 2) unless ``read_only``: the service then
     refuses every command (503 ``read_only``), answers queries, and writes nothing, not even its
-    own start and stop (a key-less store could not seal them). A start under a software version
-    other than the log's last start is refused (``VersionNotAuthorised``: one line, exit 2) unless
-    the floor authorised it (``adapters/software_versions.py``)."""
+    own start and stop (a key-less store could not seal them). A start under code other than the
+    log's last start's (its digest) is refused (``VersionNotAuthorised``: one line, exit 2) unless
+    the floor authorised that digest (``adapters/software_versions.py``); so is code that cannot be
+    identified (``CodeIdentityRefused``, ``adapters/code_identity.py``)."""
     settings = settings or load_settings()
     wired = wire(
         settings,
@@ -65,13 +67,14 @@ def build_app(
         signing="read_only" if read_only else "serve",
         metered=True,
         software_version=software_version,
+        code_digest=code_digest,
     )
     store, service, shown = wired.store, wired.service, wired.shown
     if not read_only:
-        # R5/R19: a version change nobody authorised is refused here, before uvicorn starts
+        # R5/R19: a code change nobody authorised is refused here, before uvicorn starts
         # (one line, exit 2), not in the lifespan where it would be a traceback.
         try:
-            require_authorised(store, service.software_version)
+            require_authorised(store, service.code_digest)
         except BaseException:
             store.close()
             raise

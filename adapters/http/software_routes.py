@@ -1,9 +1,10 @@
-"""Software change control over HTTP (R5/R19): the floor authorises a software version, with a
-reason, before it runs (``adapters/software_versions.py``).
+"""Software change control over HTTP (R5/R19): the floor authorises a release's code by its
+digest, with a reason, before it runs (``adapters/software_versions.py``).
 
-``POST /service/software-versions`` records ``software_version_authorised`` (its record, 201);
-refused, nothing written: 403 another role, 409 the version the log already runs, 422 an empty
-version or reason.
+``POST /service/software-versions`` (``{"digest", "reason"}``; ``version`` is still read, as the
+digest, when ``digest`` is absent) records ``software_version_authorised`` (its record, 201, with
+``digest``); refused, nothing written: 403 another role, 409 the digest the log already runs, 422
+not a digest (a version label), two different digests, or an empty reason.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     for code, text in (
         (401, "no API key, or an unknown one"),
         (403, "only the floor authorises a software version"),
-        (409, "the version is the one the log already runs"),
-        (422, "an empty version or reason"),
+        (409, "the digest is the one the log already runs"),
+        (422, "not a digest (a version label), or an empty reason"),
     )
 }
 
@@ -35,13 +36,24 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 class VersionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    version: str = Field(max_length=100)
+    digest: str | None = Field(
+        default=None, max_length=100, description="the code's digest, 64 hex digits"
+    )
+    version: str | None = Field(
+        default=None, max_length=100, description="read as the digest when `digest` is absent"
+    )
     reason: str = Field(max_length=2000)
 
 
 def _authorise(store: Any, body: VersionIn, actor: Actor, now: Any) -> dict[str, Any]:
     try:
-        return software_versions.authorise(store, body.version, body.reason, actor, now)
+        named = {n.strip().lower() for n in (body.digest, body.version) if n is not None}
+        if len(named) > 1:
+            raise software_versions.VersionAuthorisationError(
+                "`digest` and `version` name different code: give the digest once"
+            )
+        digest = body.digest if body.digest is not None else body.version
+        return software_versions.authorise(store, digest or "", body.reason, actor, now)
     except software_versions.VersionAuthorisationError as error:
         code = {403: "forbidden", 409: "conflict"}.get(error.status, "invalid_request")
         raise ApiProblem(error.status, code, str(error)) from None
@@ -50,7 +62,8 @@ def _authorise(store: Any, body: VersionIn, actor: Actor, now: Any) -> dict[str,
 @router.post(
     "/service/software-versions",
     operation_id="software_version_authorise",
-    summary="Authorise a software version to run, with a reason, before it runs (R5/R19)",
+    summary="Authorise a release's code (its digest) to run, with a reason, before it runs "
+    "(R5/R19)",
     status_code=201,
     responses=_ERRORS,
 )

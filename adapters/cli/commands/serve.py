@@ -100,13 +100,13 @@ def _run_workers(args: argparse.Namespace) -> int:
     (adapters/http/server.py ``worker_app``); uvicorn's supervisor stops them all on SIGTERM."""
     import uvicorn
 
+    from adapters.code_identity import running_code
     from adapters.http.server import WORKER_APP
     from adapters.metrics import MULTIPROC_DIR
     from adapters.readiness import require_signing_key
     from adapters.settings import env_name
     from adapters.software_versions import require_authorised
     from adapters.store import database_url, open_store
-    from eventlog.provenance import software_version
 
     if database_url(args.db).drivername == "memory":
         print(
@@ -122,7 +122,8 @@ def _run_workers(args: argparse.Namespace) -> int:
         if not args.read_only:
             shown = database_url(args.db).render_as_string(hide_password=True)
             require_signing_key(store, shown, read_only_hint=True)
-            require_authorised(store, software_version())  # R5/R19, before any worker starts
+            # R5/R19, before any worker starts: the code identified and its digest authorised
+            require_authorised(store, running_code().code.digest)
     finally:
         store.close()
     # What the workers build their apps from (adapters/http/server.py ``worker_app``).

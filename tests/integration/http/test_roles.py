@@ -101,7 +101,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "correct_rating": {"player_id": "ana", "reason": "left early", "minutes": 30},
     "dispute_open": {"table_id": "PG-1", "rounds": [1], "reason": "chip count"},
     "dispute_close": {"outcome": "upheld"},
-    "software_version_authorise": {"version": "9.9.9", "reason": "CHG-1"},
+    "software_version_authorise": {"digest": "9" * 64, "reason": "CHG-1"},
     "receive_deck": {"deck_id": "D-1", "seal": "S-1"},
     "inspect_deck": {"deck_id": "D-1", "card_count": 53, "inspector": "insp-1"},
     "load_shuffler": {"deck_id": "D-1", "shuffler_serial": "SH-1"},
