@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from adapters.store.tags import Tagger
-from eventlog.canonical import checkpoint_message
+from eventlog.canonical import bundle_manifest_message, checkpoint_message
 from eventlog.keys import key_id, key_paths, read_private_key_file
 
 
@@ -59,6 +59,10 @@ class Signer:
 
     def sign(self, position: int, chain_hash: str, at: str) -> str:
         return self.private_key.sign(checkpoint_message(position, chain_hash, at)).hex()
+
+    def seal_bundle(self, digest: str) -> tuple[str, str]:
+        """An audit bundle's seal over its manifest's digest: (key id, signature)."""
+        return self.key_id, self.private_key.sign(bundle_manifest_message(digest)).hex()
 
     @classmethod
     def generate(cls) -> Signer:
@@ -107,3 +111,18 @@ def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:
     if isinstance(signing_key, Signer):
         return signing_key
     return Signer.from_file(signing_key) if signing_key is not None else None
+
+
+def sealer_for(database: str | None, signing_key: str | Path | None) -> Signer | None:
+    """The key that seals an audit bundle exported from a database: the configured one, else the
+    one beside a SQLite file when this user may read it; ``None``: the bundle goes unsealed (the
+    audit's report says what that leaves uncovered)."""
+    if signing_key:
+        return Signer.from_file(signing_key)
+    if database:
+        private = key_paths(database)[0]
+        try:
+            return Signer.from_file(private) if private.exists() else None
+        except (OSError, ValueError):
+            return None
+    return None

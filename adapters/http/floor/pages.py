@@ -386,7 +386,8 @@ async def bundle(request: Request) -> Response:
     handle, path = tempfile.mkstemp(suffix=".jsonl", prefix="paigow-bundle-")
     os.close(handle)
     try:
-        await run_in_threadpool(_export, url, path, table)
+        sealer = getattr(request.app.state.service.store, "signer", None)
+        await run_in_threadpool(_export, url, path, table, sealer)
     except Exception as error:
         os.unlink(path)
         raise Problem(404, str(error).splitlines()[0]) from None
@@ -395,8 +396,8 @@ async def bundle(request: Request) -> Response:
     return secure(FileResponse(path, filename=name, background=BackgroundTask(os.unlink, path)))
 
 
-def _export(url: str, path: str, table: str | None) -> None:
+def _export(url: str, path: str, table: str | None, sealer: Any) -> None:
     from adapters.settings import load_settings
     from audit.bundle import export
 
-    export(url, path, table=table, signing_key=load_settings().signing_key)
+    export(url, path, table=table, signing_key=load_settings().signing_key, sealer=sealer)
