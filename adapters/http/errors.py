@@ -13,6 +13,7 @@
   another request (idempotency.py).
 - 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
   path or method no route knows: the same shape, not Starlette's plain text.
+- 413 ``body_too_large``: the request body is over ``PAIGOW_HTTP_MAX_BODY`` (body_limit.py).
 - 503 ``commands_refused``: the store failed verification; ``log_tampered``: the store met an
   event it did not append (no valid append tag, issue 17) and refused to sign or fold it (the
   table refuses commands from then on); ``read_only``: the server was started
@@ -127,7 +128,7 @@ def _read_only(_request: Request, exc: Exception) -> JSONResponse:
 
 
 #: Starlette's own refusals (no route, a method the route does not take), by status.
-_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 
 
 def _http_exception(request: Request, exc: Exception) -> JSONResponse:

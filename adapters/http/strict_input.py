@@ -20,6 +20,7 @@ from typing import Any
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
+from starlette.concurrency import run_in_threadpool
 
 from adapters import strict_json
 
@@ -96,6 +97,19 @@ def _walk_model(value: Any, loc: tuple[Any, ...]) -> Any:
     for part in loc:
         value = _child(value, part)
     return value
+
+
+#: A body up to this size is read on the event loop (a command's is a few hundred bytes); a larger
+#: one, up to the body limit (body_limit.py), in a worker thread: reading 64 KiB strictly takes
+#: tens of milliseconds, which no request should hold the loop for.
+ON_LOOP = 4096
+
+
+async def read_strictly(model: type[BaseModel], raw: bytes) -> Any:
+    """``strict_body``, off the event loop for a body over :data:`ON_LOOP` bytes."""
+    if len(raw) <= ON_LOOP:
+        return strict_body(model, raw)
+    return await run_in_threadpool(strict_body, model, raw)
 
 
 def strict_body(model: type[BaseModel], raw: bytes) -> Any:
