@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from itertools import accumulate
 from typing import Any
 
 #: Deeper than any request or line this project reads (a rules profile is three levels).
@@ -31,6 +32,9 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _NUMBER_TOO_LONG = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")
 _REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
 _PLAIN = re.compile(r"[ -~]*")  # printable ASCII: most strings, checked without a loop
+_PLAIN_TEXT = re.compile(r"[\t\n\r -\[\]-~]*")  # the same and JSON's whitespace, no backslash
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class StrictJsonError(ValueError):
@@ -48,24 +52,23 @@ def unprintable(text: str) -> str | None:
 
 
 def _depth_ok(text: str) -> bool:
-    depth = 0
-    for char in _STRING.sub("", text):
-        if char in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return False
-        elif char in "]}":
-            depth -= 1
-    return True
+    """No bracket outside a string nests deeper than :data:`MAX_DEPTH` (the deepest running sum
+    of +1 per opening and -1 per closing bracket, in C loops: a 64 KiB body is read in well
+    under a millisecond more)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
             raise StrictJsonError(f"the key {key!r} appears twice in one object")
-        found[key] = value
-    return found
+        seen.add(key)
+    return found  # not reached: a shorter dict means a key came twice
 
 
 def _constant(name: str) -> Any:
@@ -112,6 +115,8 @@ def loads(data: bytes | str, *, printable: bool = False) -> Any:
         if isinstance(error, StrictJsonError):
             raise
         raise StrictJsonError(f"not JSON this reader accepts: {error}") from None
-    if printable:
+    if printable and not _PLAIN_TEXT.fullmatch(text):
+        # Printable ASCII and JSON's whitespace with no escape holds no refused character in any
+        # string (a raw control character is not JSON): only other texts are walked.
         _check_strings(value)
     return value
