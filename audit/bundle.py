@@ -338,7 +338,7 @@ def open_bundle(
         manifest=manifest,
         key_source=key_source if key is not None else None,
         sealed=checks.findings,
-        not_covered=checks.not_covered(),
+        not_covered=checks.notes,
     )
 
 

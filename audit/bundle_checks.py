@@ -65,6 +65,8 @@ class BundleChecks:
         self._holds: dict[str, int] = {}  # deck id: position of its deck_held naming the dispute
         self._recall = self._recall_collector()
         self._unreadable: str | None = None
+        #: What is not covered, completed by ``findings`` after the pass.
+        self.notes: list[str] = []
 
     def _recall_collector(self) -> RoundRecords | None:
         recall = self.manifest.get("recall")
@@ -107,12 +109,14 @@ class BundleChecks:
     # --- after the pass ------------------------------------------------------------------------
 
     def findings(self, key: bytes | None) -> list[Finding]:
+        """After the pass: the findings, and what is not covered added to :attr:`notes`."""
         out = self._body_and_seal(key) if self.sealed_format else []
         out += self._dispute()
         out += self._recalled()
+        self.notes.extend(self._not_covered())
         return out
 
-    def not_covered(self) -> list[str]:
+    def _not_covered(self) -> list[str]:
         """What this bundle carries that no signature or derivation covers (said in the report)."""
         notes = []
         if not self.sealed_format:
@@ -120,10 +124,10 @@ class BundleChecks:
                 "the manifest is not sealed (bundle format 1): "
                 f"{UNSEALED_PARTS} are carried as written"
             )
-            if self.dispute is not None:
+            if self.dispute is not None and not self._dispute_rows:
                 notes.append(
                     "the dispute record (reason, player, outcome, who) is carried as written: "
-                    "a format 1 bundle holds no dispute events"
+                    "this format 1 bundle holds no dispute events"
                 )
         elif "seal" not in self.manifest and self.dispute is None:
             notes.append(
@@ -175,7 +179,9 @@ class BundleChecks:
         return out
 
     def _dispute(self) -> list[Finding]:
-        if self.dispute is None or not self.sealed_format:
+        """The record against the dispute's events: always in format 2; in format 1 when the
+        bundle holds them (else the report says the record is not covered)."""
+        if self.dispute is None or not (self.sealed_format or self._dispute_rows):
             return []
         derived = self._records.found.get(str(self.dispute_id))
         if derived is None:

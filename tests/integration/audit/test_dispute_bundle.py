@@ -315,7 +315,7 @@ def test_an_old_format_bundle_is_checked_for_what_it_carries(
     assert report.not_covered == [
         "the manifest is not sealed (bundle format 1): its export time, source, software version "
         "and scope are carried as written",
-        "the dispute record (reason, player, outcome, who) is carried as written: a format 1 "
+        "the dispute record (reason, player, outcome, who) is carried as written: this format 1 "
         "bundle holds no dispute events",
     ]
     assert "NOT covered: the manifest is not sealed (bundle format 1)" in report.summary()
@@ -323,6 +323,26 @@ def test_an_old_format_bundle_is_checked_for_what_it_carries(
     _edit_recall(bundle)
     bundle.write()
     assert {f.clause for f in verify(opened, out).findings} == {"bundle.recall"}
+
+
+def test_a_bundle_rewritten_as_format_1_still_has_its_dispute_events_checked(
+    opened: Opened, tmp_path: Path
+) -> None:
+    """Format 1 with the seal and digest stripped and the reason edited: the dispute's events are
+    still in it, so the record is still compared with them."""
+    out, _ = disputed(opened, tmp_path)
+    bundle = Bundle(out)
+    for key in ("seal", "body_sha256"):
+        del bundle.manifest[key]
+    bundle.manifest["format_version"] = 1
+    _edit_reason(bundle)
+    bundle.write()
+    report = verify(opened, out)
+    assert {f.clause for f in report.findings} == {"bundle.dispute"}
+    assert report.not_covered == [
+        "the manifest is not sealed (bundle format 1): its export time, source, software version "
+        "and scope are carried as written"
+    ]
 
 
 def test_an_open_dispute_exports_and_verifies(opened: Opened, tmp_path: Path) -> None:
