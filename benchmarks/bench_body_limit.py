@@ -65,6 +65,12 @@ def free_port() -> int:
     return port
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def memory(pid: int) -> dict[str, int]:
     """The process's resident set now and at its peak, in bytes."""
     found = {}
@@ -205,6 +211,7 @@ def _sender(port: int, token: str, size: int, threads: int, until: float, out: A
 
 def run(server: Server, seconds: float, clients: int, size: int) -> dict[str, Any]:
     before = memory(server.process.pid)
+    cpu_before = cpu_seconds(server.process.pid)
     senders: list[multiprocessing.Process] = []
     results: Any = multiprocessing.Queue()
     if clients:
@@ -224,7 +231,11 @@ def run(server: Server, seconds: float, clients: int, size: int) -> dict[str, An
             statuses[status] = statuses.get(status, 0) + count
         process.join(timeout=120)
     after = memory(server.process.pid)
+    cpu = cpu_seconds(server.process.pid) - cpu_before
+    bodies = sum(statuses.values())
     return {
+        "server_cpu_s": round(cpu, 2),
+        "server_cpu_ms_per_body": round(cpu * 1000 / bodies, 3) if bodies else None,
         "p50_ms": round(percentile(samples, 0.50), 2),
         "p99_ms": round(percentile(samples, 0.99), 2),
         "max_ms": round(max(samples), 2),
