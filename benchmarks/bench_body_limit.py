@@ -10,15 +10,16 @@ A real server (``paigow serve``, its own process) over a fresh SQLite file. Thre
           ``POST /tables/PG-1/open`` with a valid key, back to back, half declared by
           ``Content-Length`` and half chunked. Each is refused with 413 (``PAIGOW_HTTP_MAX_BODY``,
           64 KiB): the declared ones before a byte is read, the chunked ones at the limit; the
-          server closes each such connection with its answer, reading no more of it;
+          server closes each such connection with its answer, reading no more of it, and the
+          client opens a new one for its next body;
+  heavy   the same probe while the clients send bodies just under the limit that are slow to
+          read strictly (thousands of small objects, 422 once read): read in the one reader
+          thread (``strict_input.read_strictly``), never on the event loop.
 
 The senders run in two processes of their own at the lowest priority (``nice 19``), as clients
-on other machines would cost the server nothing; the probe runs in this process. The server's
-resident memory (``VmRSS``) is read before and after the flood, and its peak (``VmHWM``).
-
-  heavy   the same probe while the clients send bodies just under the limit that are slow to
-          read strictly (thousands of small objects, 422 once read): read in a worker thread
-          (``strict_input.read_strictly``), never on the event loop.
+on other machines would cost the server nothing; the probe runs in this process. Per run: the
+probe's p50, p99 and max, the bodies answered and their statuses, the server's CPU per body (from
+/proc), its resident memory (``VmRSS``) before and after and its peak (``VmHWM``).
 
 Goal: ``/health`` p99 under 50 ms during the flood; the server's memory grows by a few MiB at
 most (a 10 MB body once cost 1.36 GB and stalled the event loop 2.9 s).
