@@ -5,12 +5,12 @@ time range (the rounds started inside it), with a reason, the player concerned a
 surveillance references. While it is open its rounds are held: a purge (R18,
 ``adapters/purge.py``) refuses any range holding one of their events. Opening it also holds every
 deck that dealt one of its rounds (R20, ``adapters/dispute_decks.py``), in the same transaction.
-``export`` writes the regulator's bundle of the table through the last disputed round
-(``audit/bundle.py``: every event with its stored bytes and hashes, the checkpoints signed at
-them), its manifest carrying the dispute and the recall of each disputed round; ``paigow audit
-verify --bundle`` checks it
-with no database. Closing records the outcome and ends the rounds' hold; the decks stay held until
-the floor releases them (``paigow deck release``).
+``export`` writes the regulator's bundle of the table through the last disputed round and the
+dispute's own events (``audit/bundle_dispute.py``: every event with its stored bytes and hashes,
+the checkpoints signed at them), its manifest carrying the dispute and the recall of each disputed
+round as those events give them, sealed by the signing key; ``paigow audit verify --bundle``
+checks every part of it with no database. Closing records the outcome and ends the rounds' hold;
+the decks stay held until the floor releases them (``paigow deck release``).
 
 Every refusal is a ``DisputeError`` (one line) raised before anything is written.
 """
@@ -26,6 +26,8 @@ from typing import Any
 
 from adapters.dispute_decks import hold_decks, new_events, table_state
 from adapters.system_stream import SystemStream, system_new_event
+from audit.disputes import TYPES as DISPUTE_TYPES
+from audit.disputes import DisputeRecords
 from eventlog.system_events import SYSTEM_STREAM, DisputeClosed, DisputeOpened
 from table_core.errors import DomainError
 from table_core.ports import ConcurrencyError, EventStore
@@ -60,22 +62,11 @@ class Request:
 def disputes(store: EventStore) -> dict[str, dict[str, Any]]:
     """Every dispute recorded, by id, in the order opened: the opening's fields, ``status``
     (open or closed), and once closed its ``outcome``, who closed it and when."""
-    found: dict[str, dict[str, Any]] = {}
+    records = DisputeRecords()
     for e in store.read_stream(SYSTEM_STREAM):
-        if e.type == "dispute_opened":
-            record = dict(e.payload)
-            record.pop("type", None)
-            record.update(status="open", opened_at=record.pop("at"), position=e.position)
-            record["opened_by"] = {"id": record.pop("actor_id"), "role": record.pop("actor_role")}
-            found[str(record["dispute_id"])] = record
-        elif e.type == "dispute_closed" and e.payload["dispute_id"] in found:
-            found[e.payload["dispute_id"]].update(
-                status="closed",
-                outcome=e.payload["outcome"],
-                closed_at=e.payload["at"],
-                closed_by={"id": e.payload["actor_id"], "role": e.payload["actor_role"]},
-            )
-    return found
+        if e.type in DISPUTE_TYPES:
+            records.add(e.position, e.type, e.payload)
+    return records.found
 
 
 def held_rounds(store: EventStore) -> dict[str, set[int]]:
@@ -182,24 +173,22 @@ def export_dispute(
 ) -> dict[str, Any]:
     """Write the regulator's bundle of dispute ``dispute_id`` to ``out``; its manifest.
 
-    The table's stream from its first event through the last disputed round (so every round is
-    re-derived from the table's opening), the checkpoints signed at those events, and in the
-    manifest the dispute itself and the recall of each disputed round."""
+    The table's stream from its first event through the last disputed round (and the decks its
+    opening held), the dispute's own events, the checkpoints signed at those events, and in the
+    manifest the dispute's record and the recall of each disputed round, derived from those
+    events (``audit/bundle_dispute.py``); the manifest sealed by the store's signing key. A
+    store without one cannot seal it: refused (``DisputeError``), nothing written."""
     from audit import bundle
-    from audit.recall import recall
 
-    record = find(store, dispute_id)
-    rounds = record["rounds"]
-    recalls = [recall(record["table_id"], n, db=url) for n in rounds]
-    return bundle.export(
-        url,
-        out,
-        table=record["table_id"],
-        from_round=min(rounds),
-        to_round=max(rounds),
-        extra={"dispute": record, "recall": recalls},
-        **keys,
-    )
+    find(store, dispute_id)
+    sealer = getattr(store, "signer", None)
+    if sealer is None:
+        raise DisputeError(
+            "a dispute bundle is sealed by the casino's signing key, and this store has none: "
+            "set PAIGOW_SIGNING_KEY",
+            409,
+        )
+    return bundle.export(url, out, dispute=dispute_id, sealer=sealer, **keys)
 
 
 def _check_actor(actor: Any) -> None:

@@ -10,8 +10,11 @@ One UTF-8 text file, one JSON object per line::
 Each event carries every stored column (``eventlog.query.ROW_COLUMNS``); ``payload`` is the
 exact stored text, so every hash recomputes. The manifest holds the counts, the first and last
 events' hashes, each stream's head, the rules profiles recorded, the public key the checkpoints
-were signed with and the software version. ``paigow audit verify --bundle FILE`` checks all of it
-and re-derives every round, exactly as from the database.
+were signed with, the software version, the SHA-256 of every line after it (``body_sha256``) and,
+when the exporter holds the signing key, its ``seal`` (format 2, ``audit.bundle_checks``).
+``paigow audit verify --bundle FILE`` checks all of it and re-derives every round, exactly as from
+the database. A dispute's bundle (R17, ``audit.bundle_dispute``) also carries the dispute's own
+events, and its record and recall, derived from them.
 
 Scope: the whole log, or one table (``--table``). A table's bundle holds its stream from the first
 event (its state at any round is re-derived, never taken from a snapshot) up to the end of round
@@ -31,12 +34,16 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from hashlib import sha256
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from sqlalchemy.engine import URL
 
+from audit.bundle_checks import BundleChecks, manifest_digest
+from audit.bundle_dispute import dispute_rows
 from audit.findings import Finding
+from audit.recall import RoundRecords
 from audit.sources import (
     AuditUsageError,
     Heads,
@@ -53,7 +60,9 @@ from eventlog.provenance import software_version
 from eventlog.query import CHECKPOINT_COLUMNS, ROW_COLUMNS
 
 FORMAT = "paigow-audit-bundle"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: The formats this reader checks: 1 before bundles were sealed (``bundle_checks``).
+FORMAT_VERSIONS = (1, 2)
 _PROFILE_TYPES = frozenset({"table_opened", "rules_changed"})
 
 
@@ -121,6 +130,15 @@ class _Tally:
 # --- export ------------------------------------------------------------------------------------
 
 
+class Sealer(Protocol):
+    """The casino's signing key, as the exporter holds it (``adapters.store.signing.Signer``)."""
+
+    @property
+    def public_raw(self) -> bytes: ...
+
+    def seal_bundle(self, digest: str) -> tuple[str, str]: ...
+
+
 def export(
     url: str | URL,
     out: str | Path,
@@ -132,19 +150,27 @@ def export(
     signing_key: str | Path | None = None,
     extra: dict[str, Any] | None = None,
     through_position: int | None = None,
+    dispute: str | None = None,
+    sealer: Sealer | None = None,
 ) -> dict[str, Any]:
     """Write the bundle of the database at ``url`` to ``out`` (atomically) and answer its
-    manifest; the key is ``sources.public_key_for``'s. ``extra``: more manifest entries (a
-    dispute's record and recall, R17), carried as given and not checked by ``verify``.
-    ``through_position``: the whole log up to that global position only (a purge's archive,
-    R18)."""
+    manifest; the key is ``sources.public_key_for``'s (else the sealer's). ``extra``: more
+    manifest entries, carried as given. ``through_position``: the whole log up to that global
+    position only (a purge's archive, R18). ``dispute``: a dispute's bundle (R17,
+    ``bundle_dispute``). ``sealer``: seal the manifest (``bundle_checks``)."""
     connection, mark, shown = connect(url)
     try:
         key = public_key_for(log_url(url), public_key, signing_key)
-        if table is not None:
-            rows: Iterator[tuple[Any, ...]] = _through_round(
-                stream_rows(connection, mark, table), to_round
-            )
+        if key is None and sealer is not None:
+            key = sealer.public_raw
+        recall: RoundRecords | None = None
+        if dispute is not None:
+            chosen = dispute_rows(connection, mark, shown, dispute)
+            table, from_round, to_round = chosen.table, chosen.from_round, chosen.to_round
+            recall = RoundRecords(table, chosen.record["rounds"])
+            rows: Iterator[tuple[Any, ...]] = chosen.rows
+        elif table is not None:
+            rows = _through_round(stream_rows(connection, mark, table), to_round)
         else:
             rows = _through_position(log_rows(connection), through_position)
         checkpoints = [
@@ -154,20 +180,34 @@ def export(
         ]
         target = Path(out)
         tally = _Tally()
+        body_digest = sha256()
         with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
+
+            def write(text: str) -> None:
+                body.write(text)
+                body_digest.update(text.encode("utf-8"))
+
             positions = set()  # one table's: the checkpoints signed at one of its events
             for row in rows:
                 tally.add(row)
                 if table is not None:
                     positions.add(row[0])
-                body.write(_line("event", dict(zip(ROW_COLUMNS, row, strict=True))))
+                if recall is not None and row[1] == table:
+                    recall.add(row)
+                write(_line("event", dict(zip(ROW_COLUMNS, row, strict=True))))
             kept = [c for c in checkpoints if table is None or c[0] in positions]
             for checkpoint in kept:
-                body.write(
-                    _line("checkpoint", dict(zip(CHECKPOINT_COLUMNS, checkpoint, strict=True)))
-                )
+                write(_line("checkpoint", dict(zip(CHECKPOINT_COLUMNS, checkpoint, strict=True))))
             if table is not None and tally.events == 0:
                 raise AuditUsageError(f"table {table} has no events in {shown}")
+            if dispute is not None:
+                assert recall is not None
+                records = recall.records()
+                extra = {
+                    **(extra or {}),
+                    "dispute": chosen.record,
+                    "recall": [records[n] for n in chosen.record["rounds"] if n in records],
+                }
             manifest = {
                 "format": FORMAT,
                 "format_version": FORMAT_VERSION,
@@ -185,7 +225,11 @@ def export(
                 "checkpoints": len(kept),
                 "public_key": None if key is None else {"key_id": key_id(key), "hex": key.hex()},
                 **(extra or {}),
+                "body_sha256": body_digest.hexdigest(),
             }
+            if sealer is not None:
+                signer, signature = sealer.seal_bundle(manifest_digest(manifest))
+                manifest["seal"] = {"key_id": signer, "signature": signature}
             body.seek(0)
             _write_atomically(target, _line("manifest", manifest), body)
         return manifest
@@ -240,7 +284,8 @@ def open_bundle(
     key: the one given, else the public key setting, else the bundle's own."""
     target = Path(path)
     try:
-        handle = target.open("r", encoding="utf-8")
+        # newline="": the lines exactly as the file holds them, for the body's digest.
+        handle = target.open("r", encoding="utf-8", newline="")
     except OSError as error:
         raise AuditUsageError(f"cannot open the bundle {target}: {error.strerror}") from None
     findings: list[Finding] = []
@@ -249,6 +294,7 @@ def open_bundle(
     key = public_key_for(None, chosen) if chosen else _manifest_key(manifest)
     key_source = ("given" if public_key is not None else "setting") if chosen else "bundle"
     tally = _Tally()
+    checks = BundleChecks(manifest, manifest["format_version"])
     checkpoints: list[tuple[Any, ...]] = []
     # Checkpoints follow the events; they are read first so the pass can check them in order.
     body_start = handle.tell()
@@ -263,6 +309,7 @@ def open_bundle(
 
     def rows() -> Iterator[tuple[Any, ...]]:
         for number, line in enumerate(handle, start=2):
+            checks.line(line)
             if line.startswith('{"checkpoint":'):
                 continue
             try:
@@ -272,6 +319,7 @@ def open_bundle(
                 findings.append(_damaged(number, f"unreadable event line: {error}"))
                 continue
             tally.add(row)
+            checks.row(row)
             yield row
 
     def after(heads: Heads) -> list[Finding]:
@@ -289,6 +337,8 @@ def open_bundle(
         close=handle.close,
         manifest=manifest,
         key_source=key_source if key is not None else None,
+        sealed=checks.findings,
+        not_covered=checks.notes,
     )
 
 
@@ -302,11 +352,11 @@ def _read_manifest(target: Path, handle: TextIO) -> dict[str, Any]:
     except (ValueError, KeyError, TypeError) as error:
         handle.close()
         raise AuditUsageError(f"{target} is not a paigow audit bundle: {error}") from None
-    if manifest.get("format_version") != FORMAT_VERSION:
+    if manifest.get("format_version") not in FORMAT_VERSIONS:
         handle.close()
         raise AuditUsageError(
             f"{target} is bundle format {manifest.get('format_version')}, this paigow reads "
-            f"{FORMAT_VERSION}"
+            f"{' and '.join(str(v) for v in FORMAT_VERSIONS)}"
         )
     return manifest
 

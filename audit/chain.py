@@ -20,9 +20,12 @@ to the new key: a checkpoint signed by a key the verifier cannot reach from its 
 A witness (checkpoints an outsider recorded, ``audit.witness``) must agree with the log: each
 witnessed head at its position, none past the end.
 
-A bundle of one table (``anchored``) holds that table's events only, so global positions have
-gaps: each event's global link (``global_prev`` → ``global_hash``) is checked on its own, positions
-must increase, and the table's own chain is checked whole.
+A bundle of one table (``anchored``) holds that table's events (and a dispute bundle the
+dispute's own events of the ``system`` stream), so global positions have gaps: an event that does
+not follow the one before it has its global link (``global_prev`` → ``global_hash``) checked on
+its own, positions must increase, and the table's own chain is checked whole. A checkpoint then
+seals only the events its signed head commits to through links the bundle holds
+(``audit.anchored``).
 """
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from audit.anchored import Reach
 from audit.findings import Finding
 from eventlog.canonical import NotCanonical, load_payload
 from eventlog.keys import checkpoint_signature_holds, key_id, rotation_signature_holds
+from eventlog.system_events import SYSTEM_STREAM
 from eventlog.verifier import ChainVerificationError, ChainVerifier
 from eventlog.verifier import Finding as ChainFinding
 
@@ -91,6 +96,7 @@ class Integrity:
         # A re-hashed stretch: the finding for its first checkpoint, and the ones after it.
         self._rehashed: int | None = None
         self._rehashed_after = 0
+        self._reach = Reach() if anchored else None
         self._witness = sorted((tuple(w) for w in witness), key=lambda w: w[0])
         self._wnext = 0
         self.witnessed = len(self._witness)
@@ -100,10 +106,8 @@ class Integrity:
     def check(self, row: Sequence[Any]) -> dict[str, Any] | None:
         self.rows += 1
         chain = self.chain
-        if self.anchored and type(row[0]) is int and row[0] > chain.position:
-            # One table's events: the global chain between them is not in the bundle.
-            chain.position = row[0] - 1
-            chain.global_head = row[12]
+        if self._reach is not None:
+            self._reach_row(row)
         try:
             payload: dict[str, Any] | None = chain.check(row)
         except ChainVerificationError as failed:
@@ -116,6 +120,24 @@ class Integrity:
         if self._wnext < self.witnessed:
             self._witnessed_up_to(row)
         return payload
+
+    def _reach_row(self, row: Sequence[Any]) -> None:
+        """A bundle of one table: the global chain between its events is not in it, so an event
+        that does not follow the one before it takes its own global link as given; so does a
+        dispute's event of the ``system`` stream, whose stream link leads to events the bundle
+        leaves out. Each is vouched for by a checkpoint at it (``anchored.Reach``)."""
+        chain = self.chain
+        if len(row) != 14 or type(row[0]) is not int or type(row[2]) is not int:
+            return
+        follows = row[0] == chain.position + 1
+        if row[0] > chain.position + 1:
+            chain.position, chain.global_head = row[0] - 1, row[12]
+        head = chain.heads.get(row[1])
+        linked = head is not None and head[0] == row[2] - 1
+        if row[1] == SYSTEM_STREAM and not linked:
+            chain.heads[row[1]] = (row[2] - 1, row[10])
+        assert self._reach is not None
+        self._reach.row(row[0], row[1], linked, follows)
 
     def _after_finding(self, row: Sequence[Any], first: ChainFinding) -> dict[str, Any] | None:
         """Record the finding; when it is a gap or a broken link, take the row's own links as
@@ -267,6 +289,8 @@ class Integrity:
                 self._checkpoint_finding(checkpoint, "the checkpoint signature does not hold")
                 return
         self.sealed, self.unsealed, self.unsealed_from = position, 0, None
+        if self._reach is not None:  # only the events this checkpoint's head commits to
+            self.unsealed, self.unsealed_from = self._reach.sealed_at_last()
 
     def _head_differs(self, checkpoint: Sequence[Any]) -> None:
         """The chain does not reach a signed head: an event before it was changed and the chain
@@ -427,6 +451,11 @@ class Integrity:
     def checkpoints_total(self) -> int:
         """How many checkpoints the source gave (all of them once ``finish`` has run)."""
         return self._next
+
+    @property
+    def key_in_force(self) -> tuple[bytes | None, str | None]:
+        """The key the last checkpoints are checked with (after every rotation followed)."""
+        return self._key, self._key_in_force
 
     @property
     def heads(self) -> dict[str, tuple[int, str]]:

@@ -123,6 +123,8 @@ class AuditReport:
     #: table kept custody ("PG-1 rounds 1-200": no custody record, not a finding).
     rounds_with_deck: int = 0
     rounds_before_custody: list[str] = field(default_factory=list)
+    #: What the source carries that no signature or derivation covers (an old bundle's parts).
+    not_covered: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -168,6 +170,8 @@ class AuditReport:
                 f", no custody record (before custody was kept): "
                 f"{'; '.join(self.rounds_before_custody)}"
             )
+        if self.not_covered:
+            signed += f"; NOT covered: {'; '.join(self.not_covered)}"
         return (
             f"audit {verdict}: {self.source}: {self.events} events, {self.tables} tables, "
             f"{self.rounds} rounds re-derived{unchecked}, {self.checkpoints} checkpoints, "
@@ -211,5 +215,6 @@ class AuditReport:
                 "rounds_with_deck": self.rounds_with_deck,
                 "no_custody_record": self.rounds_before_custody,
             },
+            "not_covered": self.not_covered,
             "seconds": round(self.seconds, 3),
         }

@@ -58,21 +58,48 @@ def recall(
 def round_record(
     table_id: str, round_number: int, rows: Iterator[Sequence[Any]] | Sequence[Sequence[Any]]
 ) -> dict[str, Any] | None:
-    state = TableState()
-    before: list[Event] = []
-    found: list[tuple[Sequence[Any], Event]] = []
+    records = RoundRecords(table_id, [round_number])
     for row in rows:
-        event = parse_event(json.loads(row[5]))
-        if event.round == round_number:
-            found.append((row, event))
-        elif found and event.round is not None:
+        if not records.add(row):
             break  # the next round: this one is over
-        elif not found:
-            before.append(event)
-    if not found:
-        return None
-    state = fold(before, state)
-    return _record(table_id, round_number, state, found)
+    return records.records().get(round_number)
+
+
+class RoundRecords:
+    """Several rounds' records in one pass over a table's rows in version order (a dispute's
+    rounds, from the rows written to its bundle or read back from it): the state folded up to
+    each round's first event, then that round's events."""
+
+    def __init__(self, table_id: str, numbers: Sequence[int]) -> None:
+        self.table_id = table_id
+        self._wanted = set(numbers)
+        self._state = TableState()
+        self._found: dict[int, tuple[TableState, list[tuple[Sequence[Any], Event]]]] = {}
+        self._last = max(numbers, default=0)
+        self._done = False
+
+    def add(self, row: Sequence[Any]) -> bool:
+        """Take the table's next row; False once every wanted round is over (the rest of the
+        rows change none of them)."""
+        if self._done:
+            return False
+        event = parse_event(json.loads(row[5]))
+        number = event.round
+        if number is not None and number > self._last:
+            self._done = True
+            return False
+        if number in self._wanted:
+            if number not in self._found:
+                self._found[number] = (self._state, [])
+            self._found[number][1].append((row, event))
+        self._state = fold([event], self._state)
+        return True
+
+    def records(self) -> dict[int, dict[str, Any]]:
+        return {
+            number: _record(self.table_id, number, state, found)
+            for number, (state, found) in sorted(self._found.items())
+        }
 
 
 def _record(

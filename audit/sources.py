@@ -62,6 +62,11 @@ class LogSource:
     manifest: dict[str, Any] | None = None
     #: Where ``public_key`` came from: "given", "setting", "bundle" or "beside_database".
     key_source: str | None = None
+    #: A bundle's own parts (``audit.bundle_checks``), checked after the pass with the key the
+    #: checkpoints end with.
+    sealed: Callable[[bytes | None], list[Finding]] | None = None
+    #: What the source carries that nothing covers, for the report to say.
+    not_covered: list[str] = field(default_factory=list)
 
 
 def log_url(url: str | URL) -> URL:

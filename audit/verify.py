@@ -95,6 +95,8 @@ def verify_log(
         integrity.finish()
         sealing, tail = _sealing(integrity, seal, integrity.checkpoints_total, allow_unsealed_tail)
         closing = source.after(integrity.heads)
+        if source.sealed is not None:
+            closing += source.sealed(integrity.key_in_force[0])
         result = tables.finish()
     finally:
         if isinstance(tables, TablesInProcesses):
@@ -148,6 +150,7 @@ def _report(
         rounds_before_custody=[
             f"{t} {_spans(numbers)}" for t, numbers in sorted(result.before_custody.items())
         ],
+        not_covered=list(source.not_covered),
     )
 
 

@@ -215,3 +215,13 @@ def key_rotation_message(old_key_id: str, new_public_key: str, at: str) -> bytes
     public key in hex and the time (the ``signing_key_rotated`` event of the system stream)."""
     text = f'["{KEY_ROTATION_DOMAIN}",{quote(old_key_id)},{quote(new_public_key)},{quote(at)}]'
     return text.encode("utf-8")
+
+
+BUNDLE_MANIFEST_DOMAIN = "paigow-bundle-manifest-v1"
+
+
+def bundle_manifest_message(digest: str) -> bytes:
+    """The bytes the signing key signs to seal an audit bundle: the SHA-256 of its manifest's
+    canonical JSON, the ``seal`` left out (``audit.bundle_checks``). The manifest holds the
+    digest of every line after it, so the seal covers the whole file."""
+    return f'["{BUNDLE_MANIFEST_DOMAIN}",{quote(digest)}]'.encode()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hashlib import sha256
 from pathlib import Path
 
-from eventlog.canonical import checkpoint_message, key_rotation_message
+from eventlog.canonical import bundle_manifest_message, checkpoint_message, key_rotation_message
 from table_core.ports import StoreError
 
 
@@ -105,3 +105,8 @@ def rotation_signature_holds(
     return signature_holds(
         public_key, signature_hex, key_rotation_message(old_key_id, new_public_key, at)
     )
+
+
+def bundle_seal_holds(public_key: bytes, signature_hex: str, digest: str) -> bool:
+    """Whether an audit bundle's seal holds over its manifest's digest (``canonical``'s recipe)."""
+    return signature_holds(public_key, signature_hex, bundle_manifest_message(digest))

@@ -1,8 +1,9 @@
 """``paigow keys signing create|show|rotate|export-public``: the Ed25519 key that signs
 checkpoints (issue 17).
 
-- ``create --out FILE``: a new key, ``FILE`` (PKCS#8 PEM, mode 0600, never over an existing file)
-  and ``FILE.pub`` (its public half, what the casino publishes and a verifier pins). ``create
+- ``create --out FILE``: a new key, ``FILE`` (PKCS#8 PEM, mode 0600) and ``FILE.pub`` (its public
+  half, what the casino publishes and a verifier pins); neither is ever written over: when either
+  exists the command refuses with one line naming it, and writes nothing. ``create
   --db sqlite:///casino.db`` with no ``--out`` writes it where the store looks for it,
   ``casino.db.signing-key`` (a PostgreSQL database keeps no key beside it: give ``--out``).
 - ``show [--key FILE]``: a key file's id and public key (default ``$PAIGOW_SIGNING_KEY``).
@@ -83,9 +84,10 @@ def _new_key(out: str) -> tuple[Any, Path]:
     signer = Signer.generate()
     try:
         public = signer.write(out)
-    except FileExistsError:
+    except FileExistsError as error:
         raise StoreError(
-            f"{out} exists: a key that signed checkpoints is never overwritten"
+            f"{error.filename} exists: a signing key and its public key are never overwritten "
+            "(nothing was written)"
         ) from None
     except OSError as error:
         raise StoreError(f"cannot write {out}: {error.strerror}") from None

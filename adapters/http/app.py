@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from adapters.http import command_routes, disputes, errors, operations, queries, software_routes
 from adapters.http.auth_failures import FailureLimiter
+from adapters.http.body_limit import BodyLimit
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
 from adapters.http.keys import KeyStore
@@ -40,6 +41,9 @@ Commands and queries of a Pai Gow Poker table over JSON (issue 10).
 def create_app(
     service: TableService, keys: KeyStore, lifespan: Any = None, *, fast_commands: bool = True
 ) -> FastAPI:
+    from adapters.settings import load_settings
+
+    settings = load_settings()
     app = FastAPI(
         title="Pai Gow Poker table API",
         version=software_version(),
@@ -57,6 +61,8 @@ def create_app(
     errors.install(app)
     if fast_commands:  # well-formed commands skip FastAPI's machinery, with the same answers
         app.add_middleware(FastCommands)
+    # Outside both request paths and the floor: every body is limited while it is read.
+    app.add_middleware(BodyLimit, limit=settings.http_max_body)
     app.add_middleware(Observe)  # added last: outermost, it sees the fast path's answers too
     app.include_router(command_routes.router)
     app.include_router(queries.router)
@@ -65,9 +71,8 @@ def create_app(
     app.include_router(operations.router)
     operations.install_documents(app)
     from adapters.http import floor
-    from adapters.settings import load_settings
 
-    floor.install(app, load_settings())
+    floor.install(app, settings)
     return app
 
 

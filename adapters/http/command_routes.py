@@ -52,7 +52,7 @@ from adapters.http.route_spec import CommandRoute
 from adapters.http.route_spec import electronic as _electronic
 from adapters.http.route_spec import route as _route
 from adapters.http.route_spec import simple as _simple
-from adapters.http.strict_input import strict_body
+from adapters.http.strict_input import STRICT_REFUSAL, read_strictly
 from adapters.http.views import command_body
 from eventlog.system_events import SYSTEM_STREAM
 from table_core import commands as c
@@ -387,9 +387,12 @@ def _strict(route: CommandRoute) -> Callable[..., Any]:
         media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
         if media != "application/json":
             return  # FastAPI refuses the body on its own
+        refused = request.scope.get(STRICT_REFUSAL)  # the fast path read this very body
+        if refused is not None:
+            raise refused
         raw = await request.body()
         if raw:
-            strict_body(route.body, raw)
+            await read_strictly(route.body, raw)
 
     return strict_body_check
 

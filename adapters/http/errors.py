@@ -12,7 +12,9 @@
   4,300-digit number, too); ``idempotency_key_reused``: the key was used on this table for
   another request (idempotency.py).
 - 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
-  path or method no route knows: the same shape, not Starlette's plain text.
+  path or method no route knows: the same shape, not Starlette's plain text. A path that is a
+  route's but for its trailing slash is a 307 to that path, relative (slashes.py).
+- 413 ``body_too_large``: the request body is over ``PAIGOW_HTTP_MAX_BODY`` (body_limit.py).
 - 503 ``commands_refused``: the store failed verification; ``log_tampered``: the store met an
   event it did not append (no valid append tag, issue 17) and refused to sign or fold it (the
   table refuses commands from then on); ``read_only``: the server was started
@@ -36,10 +38,12 @@ import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
+from adapters.http import slashes
+from adapters.http.slashes import slash_redirect
 from adapters.logging import get_logger
 from adapters.service import LogTampered, ServiceReadOnly, StoreUnverified
 from adapters.store.outage import RETRY_AFTER_S, describe
@@ -127,10 +131,10 @@ def _read_only(_request: Request, exc: Exception) -> JSONResponse:
 
 
 #: Starlette's own refusals (no route, a method the route does not take), by status.
-_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 
 
-def _http_exception(request: Request, exc: Exception) -> JSONResponse:
+def _http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 400:
         # FastAPI's JSON reader failed on the body (1,000-deep, a 4,300-digit number: "There was
@@ -140,6 +144,9 @@ def _http_exception(request: Request, exc: Exception) -> JSONResponse:
         return problem(422, "invalid_request", message, detail=detail)
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     if exc.status_code == 404:
+        moved = slash_redirect(request)  # ``/floor`` -> ``/floor/``, never naming a host
+        if moved is not None:
+            return moved
         message = f"no route {request.method} {request.url.path}: see /docs"
     elif exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}"
@@ -265,5 +272,6 @@ def handler_for(exc: Exception) -> Any:
 
 
 def install(app: FastAPI) -> None:
+    slashes.install(app)
     for cls, handler in HANDLERS.items():
         app.add_exception_handler(cls, handler)

@@ -40,14 +40,15 @@ from adapters.http.errors import handler_for
 from adapters.http.models import TABLE_ID_PATTERN
 from adapters.http.rights import RIGHTS
 from adapters.http.route_spec import CommandRoute
-from adapters.http.strict_input import strict_body
+from adapters.http.strict_input import STRICT_REFUSAL, read_strictly
 from table_core.events import Actor
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _PREFIX = "/tables/"
 _TEMPLATE = "/tables/{table_id}"
-#: A command's body is small (a dealt deck is about 600 bytes): past this, FastAPI reads it.
+#: A command's body is small (a dealt deck is about 600 bytes): past this, FastAPI reads it (the
+#: body limit, body_limit.py, is enforced outside both paths).
 _MAX_BODY = 64 * 1024
 #: Returned by the worker when FastAPI must answer instead (unknown key, a role without rights).
 _HAND_OVER = object()
@@ -72,7 +73,7 @@ class FastCommands:
         messages, body = await _read_body(receive)
         parsed = None
         if headers is not None and body is not None:
-            parsed = _command_of(route, table_id, headers, body)
+            parsed = await _command_of(route, table_id, headers, body, scope)
         outcome: Any = _HAND_OVER
         if parsed is not None:
             token, key, model = parsed
@@ -154,8 +155,8 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
-def _command_of(
-    route: CommandRoute, table_id: str, headers: dict[bytes, bytes], body: bytes
+async def _command_of(
+    route: CommandRoute, table_id: str, headers: dict[bytes, bytes], body: bytes, scope: Scope
 ) -> tuple[str, str, Any] | None:
     """(token, idempotency key, validated body or None) when all is well-formed, else ``None``."""
     authorization = headers.get(b"authorization", b"")
@@ -173,9 +174,10 @@ def _command_of(
         return None
     try:
         # Read as the endpoint's strict check reads it (strict_input.py): a refusal is FastAPI's
-        # to answer, with the same 422.
-        model = strict_body(route.body, body)
-    except RequestValidationError:
+        # to answer, with the same 422 (its check takes this one: the body is not read twice).
+        model = await read_strictly(route.body, body)
+    except RequestValidationError as refused:
+        scope[STRICT_REFUSAL] = refused
         return None
     return token, key, model
 

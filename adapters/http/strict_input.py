@@ -15,6 +15,8 @@ Refused with 422 ``invalid_request`` (issue 17), nothing written:
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from fastapi.exceptions import RequestValidationError
@@ -96,6 +98,26 @@ def _walk_model(value: Any, loc: tuple[Any, ...]) -> Any:
     for part in loc:
         value = _child(value, part)
     return value
+
+
+#: A body up to this size is read on the event loop (a command's is a few hundred bytes); a larger
+#: one, up to the body limit (body_limit.py), in the reader thread: reading 64 KiB strictly takes
+#: tens of milliseconds, which no request should hold the loop for.
+ON_LOOP = 4096
+#: Where the fast path (fast.py) leaves its refusal of a body in the request's scope, so that
+#: FastAPI's strict check, reading the same body, answers it without reading it again.
+STRICT_REFUSAL = "paigow.strict_refusal"
+#: ONE thread reads the larger bodies, one after the other: the reading holds the GIL, and twenty
+#: threads reading at once kept the loop from its turn for most of a second (and held twenty
+#: parsed bodies in memory); one thread gives it up to the loop every switch interval (5 ms).
+_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paigow-strict-json")
+
+
+async def read_strictly(model: type[BaseModel], raw: bytes) -> Any:
+    """``strict_body``, in the reader thread for a body over :data:`ON_LOOP` bytes."""
+    if len(raw) <= ON_LOOP:
+        return strict_body(model, raw)
+    return await asyncio.get_running_loop().run_in_executor(_READER, strict_body, model, raw)
 
 
 def strict_body(model: type[BaseModel], raw: bytes) -> Any:

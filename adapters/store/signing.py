@@ -8,6 +8,9 @@ file, or the caller passes one); the public half is what a regulator is given.
 
 from __future__ import annotations
 
+import errno
+import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +19,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from adapters.store.tags import Tagger
-from eventlog.canonical import checkpoint_message
+from eventlog.canonical import bundle_manifest_message, checkpoint_message
 from eventlog.keys import key_id, key_paths, read_private_key_file
 
 
@@ -60,6 +63,20 @@ class Signer:
     def sign(self, position: int, chain_hash: str, at: str) -> str:
         return self.private_key.sign(checkpoint_message(position, chain_hash, at)).hex()
 
+    def secret_for(self, purpose: str) -> bytes:
+        """A secret derived from this key for ``purpose`` (HMAC-SHA256 keyed by the private key):
+        the same in every process that holds the key, and no help in finding it."""
+        raw = self.private_key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return hmac.new(raw, purpose.encode("utf-8"), hashlib.sha256).digest()
+
+    def seal_bundle(self, digest: str) -> tuple[str, str]:
+        """An audit bundle's seal over its manifest's digest: (key id, signature)."""
+        return self.key_id, self.private_key.sign(bundle_manifest_message(digest)).hex()
+
     @classmethod
     def generate(cls) -> Signer:
         return cls(Ed25519PrivateKey.generate())
@@ -77,14 +94,12 @@ class Signer:
         return cls.from_pem(read_private_key_file(path))
 
     def write(self, path: str | Path) -> Path:
-        """The private key to a NEW file (mode 0600, never over an existing key) and its public
-        half beside it as ``<path>.pub``; returns the public file's path."""
+        """The private key to a NEW file (mode 0600) and its public half beside it as a NEW
+        ``<path>.pub``; returns the public file's path. Neither file is ever written over: when
+        either exists, ``FileExistsError`` names it and nothing is written."""
         path = Path(path)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(self.private_pem())
         public = Path(str(path) + ".pub")
-        public.write_bytes(self.public_pem())
+        _write_new_pair(path, self.private_pem(), public, self.public_pem())
         return public
 
 
@@ -92,13 +107,29 @@ def create_key_files(db_path: str | Path) -> Signer:
     """A fresh key for a new embedded database; the private file is readable by its owner only."""
     private_path, public_path = key_paths(db_path)
     signer = Signer.generate()
-    pem = signer.private_pem()
-    # O_EXCL: never overwrite a key that signed earlier checkpoints.
-    descriptor = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(pem)
-    public_path.write_bytes(signer.public_pem())
+    _write_new_pair(private_path, signer.private_pem(), public_path, signer.public_pem())
     return signer
+
+
+def _write_new_pair(private: Path, private_pem: bytes, public: Path, public_pem: bytes) -> None:
+    """Both key files, each NEW (``O_EXCL``: never over a key that signed, nor over the public
+    key a verifier was given); when either exists, ``FileExistsError`` names it and neither is
+    left written."""
+    for path in (private, public):
+        if path.exists() or path.is_symlink():
+            raise FileExistsError(errno.EEXIST, "exists", str(path))
+    _write_new(private, private_pem, 0o600)
+    try:
+        _write_new(public, public_pem, 0o644)
+    except BaseException:
+        private.unlink(missing_ok=True)  # ours, written a moment ago: nothing half-made is left
+        raise
+
+
+def _write_new(path: Path, data: bytes, mode: int) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
 
 
 def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:
@@ -107,3 +138,18 @@ def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:
     if isinstance(signing_key, Signer):
         return signing_key
     return Signer.from_file(signing_key) if signing_key is not None else None
+
+
+def sealer_for(database: str | None, signing_key: str | Path | None) -> Signer | None:
+    """The key that seals an audit bundle exported from a database: the configured one, else the
+    one beside a SQLite file when this user may read it; ``None``: the bundle goes unsealed (the
+    audit's report says what that leaves uncovered)."""
+    if signing_key:
+        return Signer.from_file(signing_key)
+    if database:
+        private = key_paths(database)[0]
+        try:
+            return Signer.from_file(private) if private.exists() else None
+        except (OSError, ValueError):
+            return None
+    return None

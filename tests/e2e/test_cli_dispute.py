@@ -101,6 +101,25 @@ def test_dispute_held_from_purge_exported_and_verified_without_the_database(
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout.splitlines()[-1].startswith("audit OK: bundle dispute.jsonl: ")
     assert "signatures checked with key" in checked.stdout
+    assert "NOT covered" not in checked.stdout
+
+    # The reason edited in the exported file: named, and the seal no longer holds (R17).
+    bundle = tmp_path / "dispute.jsonl"
+    lines = bundle.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["manifest"]["dispute"]["reason"] = "the player was paid in full"
+    bundle.write_text(json.dumps(head, separators=(",", ":")) + "\n" + "".join(lines[1:]))
+    edited = paigow(
+        "audit", "verify", "--bundle", "dispute.jsonl", "--public-key", "night.db.signing-key.pub"
+    )
+    assert edited.returncode == 1
+    assert [line for line in edited.stdout.splitlines() if ": integrity " in line] == [
+        f"position {record['position']}: integrity bundle.dispute: the manifest's dispute reason "
+        'says "the player was paid in full", the dispute\'s events give "player 3 disputes the '
+        "banker's House Way\"",
+        "the log: integrity bundle.seal: the manifest's seal does not hold: the manifest was "
+        "changed after it was signed",
+    ]
 
 
 def test_bad_disputes_are_one_line_exit_2_and_write_nothing(paigow: Run, night: Path) -> None:

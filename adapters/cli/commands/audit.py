@@ -289,7 +289,10 @@ def run_export(args: argparse.Namespace) -> int:
     problem = _check_range(args)
     if problem:
         return _usage(problem)
+    from adapters.store.signing import sealer_for
+
     url, signing_key = _database(args)
+    sqlite_file = url.database if url.get_backend_name() == "sqlite" else None
     manifest = export(
         url,
         args.out,
@@ -298,6 +301,7 @@ def run_export(args: argparse.Namespace) -> int:
         to_round=args.to_round,
         public_key=args.public_key or _public_setting(),
         signing_key=signing_key,
+        sealer=sealer_for(sqlite_file, signing_key),
     )
     counts = manifest["counts"]
     last = manifest["last"] or {}

@@ -5,8 +5,9 @@
   dispute's record (its ``dispute_id``, the rounds held).
 - ``paigow dispute list``: one JSON line per dispute; ``show ID``: one dispute's record.
 - ``paigow dispute close ID --outcome TEXT --actor ID [--role floor|auditor]``.
-- ``paigow dispute export ID --out FILE [--public-key FILE]``: the regulator's bundle, which
-  ``paigow audit verify --bundle FILE`` checks with no database.
+- ``paigow dispute export ID --out FILE [--public-key FILE]``: the regulator's bundle, with the
+  dispute's own events and sealed by the signing key (refused without one), which ``paigow audit
+  verify --bundle FILE`` checks with no database (docs/audit.md, "Disputes (R17)").
 
 Refusals (no such table or round, an empty reason or outcome, a closed dispute): one line on
 standard error, exit status 2, nothing written.

@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from adapters.http.floor import data, pages
 from adapters.http.floor.session import Sessions
+from adapters.http.floor.session_store import session_store_for
 from adapters.settings import Settings
 
 STATIC = Path(__file__).parent / "static"
@@ -23,12 +24,13 @@ STATIC = Path(__file__).parent / "static"
 
 def install(app: FastAPI, settings: Settings) -> None:
     app.state.floor_sessions = Sessions(
-        settings.floor_session_secret, settings.floor_session_minutes
+        settings.floor_session_secret or _derived_secret(app), settings.floor_session_minutes
     )
+    app.state.floor_session_store = session_store_for(app.state.keys)
     app.include_router(pages.router)
     app.mount("/floor/static", StaticFiles(directory=STATIC), name="floor-static")
 
-    async def problem(request: Request, error: Exception) -> Response:
+    def problem(request: Request, error: Exception) -> Response:  # a thread: it reads the session
         status = error.status if isinstance(error, pages.Problem) else 404
         message = error.message if isinstance(error, pages.Problem) else str(error)
         return pages.page(
@@ -43,3 +45,11 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.add_exception_handler(pages.Problem, problem)
     app.add_exception_handler(data.NotFound, problem)
     app.add_exception_handler(pages.SignIn, signin)
+
+
+def _derived_secret(app: FastAPI) -> bytes | None:
+    """The cookies' secret when none is set: derived from the store's signing key, which every
+    worker process of ``paigow serve --workers N`` holds; ``None`` (random at each start) for a
+    server without one."""
+    signer = getattr(app.state.service.store, "signer", None)
+    return None if signer is None else signer.secret_for("paigow-floor-session-v1")

@@ -14,6 +14,8 @@ import functools
 import os
 import re
 import tempfile
+import time
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -93,8 +95,28 @@ def sessions_of(request: Request) -> Sessions:
     return sessions
 
 
-def session_of(request: Request) -> Session | None:
+def cookie_of(request: Request) -> Session | None:
+    """The session as the cookie signs it (its nonce for CSRF), the key not looked up."""
     return sessions_of(request).decode(request.cookies.get(COOKIE))
+
+
+def session_of(request: Request) -> Session | None:
+    """The request's session: the cookie's, with the actor and role of its key as the session's
+    row gives them now; ``None`` once it is signed out, expired or its key revoked (or its key
+    no longer has a floor role). Reads the database: called off the event loop."""
+    if hasattr(request.state, "floor_session"):
+        found: Session | None = request.state.floor_session
+        return found
+    session = cookie_of(request)
+    if session is not None and session.session_id is not None:
+        store = request.app.state.floor_session_store
+        key = store.key_of(session.session_id, int(time.time()))
+        if key is None or key.role not in FLOOR_ROLES:
+            session = None
+        else:
+            session = replace(session, key_id=key.key_id, actor=key.actor_id, role=key.role)
+    request.state.floor_session = session
+    return session
 
 
 def need(request: Request, roles: frozenset[str], table_id: str | None = None) -> Session:
@@ -193,8 +215,8 @@ def signin_form(request: Request) -> Response:
 
 @router.post("/signin")
 async def signin(request: Request) -> Response:
-    session = session_of(request)
-    fields = await form_of(request, session)
+    session = await run_in_threadpool(session_of, request)
+    fields = await form_of(request, cookie_of(request))
     token = fields.get("key", "").strip()
     key = await run_in_threadpool(request.app.state.keys.lookup, token) if token else None
     if key is None or key.role not in FLOOR_ROLES:
@@ -207,16 +229,27 @@ async def signin(request: Request) -> Response:
         if key is None:  # R5/R19: a failed authentication (a known key's role is no failure)
             await record_failure(request, token or None)
         return page(request, "signin.html", {"error": error}, status=401, session=session)
-    signed = sessions_of(request).signed_in(key.key_id, key.actor_id, key.role)
+    sessions, store = sessions_of(request), request.app.state.floor_session_store
+    if session is not None and session.session_id is not None:  # signing in again ends it
+        await run_in_threadpool(store.end, session.session_id, datetime.now(UTC))
+    expires = sessions.expiry()
+    opened = await run_in_threadpool(store.open, key.key_id, expires, datetime.now(UTC))
     log.info("floor_signed_in", actor=key.actor_id, role=key.role, key_id=key.key_id)
     response = RedirectResponse("/floor/", 303)
-    set_cookie(request, response, sessions_of(request).encode(signed))
+    set_cookie(request, response, sessions.encode(sessions.signed_in(opened, expires)))
     return secure(response)
 
 
 @router.post("/signout")
 async def signout(request: Request) -> Response:
-    await form_of(request, session_of(request))
+    """The session ends on the server (its row is marked ended): the cookie, kept or copied,
+    signs in no more, in any worker process."""
+    cookie = cookie_of(request)
+    await form_of(request, cookie)
+    if cookie is not None and cookie.session_id is not None:
+        store = request.app.state.floor_session_store
+        await run_in_threadpool(store.end, cookie.session_id, datetime.now(UTC))
+        log.info("floor_signed_out")
     response = RedirectResponse("/floor/signin", 303)
     set_cookie(request, response, sessions_of(request).encode(sessions_of(request).anonymous()))
     return secure(response)
@@ -347,7 +380,7 @@ def audit(request: Request) -> Response:
 
 @router.post("/audit/verify")
 async def start_verification(request: Request) -> Response:
-    session = need(request, frozenset(RIGHTS["audit_verify"]))
+    session = await run_in_threadpool(need, request, frozenset(RIGHTS["audit_verify"]))
     await form_of(request, session)
     result = await run_in_threadpool(_verify, request)
     request.app.state.floor_verification = {
@@ -375,7 +408,7 @@ def _verify(request: Request) -> dict[str, Any]:
 @router.post("/audit/bundle")
 async def bundle(request: Request) -> Response:
     """The whole log as an audit bundle (``paigow audit export``), downloaded."""
-    session = need(request, frozenset(RIGHTS["audit_verify"]))
+    session = await run_in_threadpool(need, request, frozenset(RIGHTS["audit_verify"]))
     fields = await form_of(request, session)
     url = getattr(request.app.state, "audit_url", None)
     if url is None:
@@ -386,7 +419,8 @@ async def bundle(request: Request) -> Response:
     handle, path = tempfile.mkstemp(suffix=".jsonl", prefix="paigow-bundle-")
     os.close(handle)
     try:
-        await run_in_threadpool(_export, url, path, table)
+        sealer = getattr(request.app.state.service.store, "signer", None)
+        await run_in_threadpool(_export, url, path, table, sealer)
     except Exception as error:
         os.unlink(path)
         raise Problem(404, str(error).splitlines()[0]) from None
@@ -395,8 +429,8 @@ async def bundle(request: Request) -> Response:
     return secure(FileResponse(path, filename=name, background=BackgroundTask(os.unlink, path)))
 
 
-def _export(url: str, path: str, table: str | None) -> None:
+def _export(url: str, path: str, table: str | None, sealer: Any) -> None:
     from adapters.settings import load_settings
     from audit.bundle import export
 
-    export(url, path, table=table, signing_key=load_settings().signing_key)
+    export(url, path, table=table, signing_key=load_settings().signing_key, sealer=sealer)

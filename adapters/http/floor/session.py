@@ -1,11 +1,15 @@
 """The floor pages' session: a signed cookie, its CSRF token and the rules of who sees what.
 
-Sign-in takes an API key once (a form field, never a URL); the key is looked up as the API does
-and the session cookie then carries the key's id, actor and role, an expiry and a random nonce,
-signed with HMAC-SHA256 under a server-side secret (``PAIGOW_FLOOR_SESSION_SECRET``, else random
-at each start). The cookie is HttpOnly, SameSite=Strict and Path=/floor; the token itself is never
-stored anywhere. A visitor who has not signed in gets an anonymous session (a nonce only) so that
-the sign-in form has a CSRF token too.
+Sign-in takes an API key once (a form field, never a URL); the key is looked up as the API does,
+the server opens a session (``session_store``: a random id whose SHA-256, key id and expiry the
+database keeps) and the cookie carries that id, an expiry and a random nonce, signed with
+HMAC-SHA256 under a server-side secret (``PAIGOW_FLOOR_SESSION_SECRET``, else one derived from the
+store's signing key, so every worker process reads every cookie; random at each start for a
+server without a key). Each request reads the session's row: the actor and the role are the
+key's as they are now, and a session signed out, expired or whose key was revoked is over at once.
+The cookie is HttpOnly, SameSite=Strict and Path=/floor; the API key itself is never stored
+anywhere. A visitor who has not signed in gets an anonymous session (a nonce only) so that the
+sign-in form has a CSRF token too.
 
 CSRF: every form that acts carries ``csrf`` = HMAC(secret, "csrf|" + nonce); a POST whose token is
 missing or wrong is 403 and changes nothing (SameSite=Strict already keeps the cookie off other
@@ -33,7 +37,8 @@ FLOOR_ROLES = ("floor", "auditor", "dealer")
 class Session:
     nonce: str
     expires: int
-    key_id: str | None = None
+    session_id: str | None = None  # a signed-in session's id (its row in ``floor_sessions``)
+    key_id: str | None = None  # the key's, as the session's row gives it at each request
     actor: str | None = None
     role: str | None = None
 
@@ -54,8 +59,10 @@ class Session:
 class Sessions:
     """Makes and reads the signed cookies under one secret."""
 
-    def __init__(self, secret: str | None, minutes: int) -> None:
-        self._secret = (secret or secrets.token_urlsafe(48)).encode("utf-8")
+    def __init__(self, secret: str | bytes | None, minutes: int) -> None:
+        if isinstance(secret, str):
+            secret = secret.encode("utf-8")
+        self._secret = secret or secrets.token_bytes(48)
         self.seconds = minutes * 60
 
     def _mac(self, data: bytes) -> str:
@@ -65,25 +72,24 @@ class Sessions:
     def anonymous(self) -> Session:
         return Session(nonce=secrets.token_urlsafe(16), expires=int(time.time()) + 3600)
 
-    def signed_in(self, key_id: str, actor: str, role: str) -> Session:
-        return Session(
-            nonce=secrets.token_urlsafe(16),
-            expires=int(time.time()) + self.seconds,
-            key_id=key_id,
-            actor=actor,
-            role=role,
-        )
+    def signed_in(self, session_id: str, expires: int) -> Session:
+        """A signed-in session's cookie content (the key comes from its row at each request)."""
+        return Session(nonce=secrets.token_urlsafe(16), expires=expires, session_id=session_id)
+
+    def expiry(self) -> int:
+        return int(time.time()) + self.seconds
 
     def encode(self, session: Session) -> str:
         body: dict[str, Any] = {"n": session.nonce, "e": session.expires}
-        if session.signed_in:
-            body.update(k=session.key_id, a=session.actor, r=session.role)
+        if session.session_id is not None:
+            body["s"] = session.session_id
         data = base64.urlsafe_b64encode(json.dumps(body, sort_keys=True).encode("utf-8"))
         text = data.decode("ascii").rstrip("=")
         return f"{text}.{self._mac(text.encode('ascii'))}"
 
     def decode(self, cookie: str | None) -> Session | None:
-        """The cookie's session; ``None`` for no cookie, a bad signature or an expired one."""
+        """The cookie's session as it is signed (the key not yet looked up: ``pages.session_of``
+        does); ``None`` for no cookie, a bad signature or an expired one."""
         if not cookie or "." not in cookie:
             return None
         text, mac = cookie.rsplit(".", 1)
@@ -91,12 +97,11 @@ class Sessions:
             return None
         try:
             body = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+            found = body.get("s")
             session = Session(
                 nonce=str(body["n"]),
                 expires=int(body["e"]),
-                key_id=body.get("k"),
-                actor=body.get("a"),
-                role=body.get("r"),
+                session_id=None if found is None else str(found),
             )
         except (ValueError, KeyError, TypeError):
             return None

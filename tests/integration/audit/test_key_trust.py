@@ -205,7 +205,22 @@ def test_signing_key_commands(tmp_path: Path, capsys: Any) -> None:
     status, out, _ = _run(capsys, "keys", "signing", "export-public", "--key", str(path))
     assert out.encode() == Path(f"{path}.pub").read_bytes()
     status, out, err = _run(capsys, "keys", "signing", "create", "--out", str(path))
-    assert status == 2 and "is never overwritten" in err
+    assert (status, err) == (
+        2,
+        f"paigow: {path} exists: a signing key and its public key are never overwritten "
+        "(nothing was written)\n",
+    )
+    # A published public key alone is never written over either, and no private key is left.
+    other = tmp_path / "other.key"
+    Path(f"{other}.pub").write_bytes(b"the key the regulator was given")
+    status, out, err = _run(capsys, "keys", "signing", "create", "--out", str(other))
+    assert (status, err) == (
+        2,
+        f"paigow: {other}.pub exists: a signing key and its public key are never overwritten "
+        "(nothing was written)\n",
+    )
+    assert Path(f"{other}.pub").read_bytes() == b"the key the regulator was given"
+    assert not other.exists()
     # Beside a SQLite database, where the store looks (the server's advice names this command).
     status, out, _ = _run(capsys, "keys", "signing", "create", "--db", f"sqlite:///{tmp_path}/c.db")
     assert status == 0 and json.loads(out)["private_key_file"] == f"{tmp_path}/c.db.signing-key"

@@ -137,8 +137,10 @@ def _requests(tokens: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "/round/close", {"headers": h("dealer", "close-round-1")}
     yield "/round/close", {"headers": h("dealer", "close-1")}  # the key of another command
     yield "/round/void", {"body": {"reason": "test"}, "headers": h("floor", "void-1")}
-    # Larger than a command's body: FastAPI reads it whole (the fast path replays what it read).
+    # Larger than the body limit (body_limit.py): 413 on both paths, nothing read past it.
     yield "/round/void", {"body": {"reason": "x" * 70_000}, "headers": h("floor", "void-2")}
+    # Read off the event loop (strict_input.read_strictly), then refused for its length alike.
+    yield "/round/void", {"body": {"reason": "x" * 20_000}, "headers": h("floor", "void-3")}
 
 
 def test_fast_and_fastapi_paths_answer_every_request_alike() -> None:
@@ -200,13 +202,16 @@ def test_a_well_formed_command_never_reaches_the_fastapi_endpoint(
     assert refused.status_code == 422 and refused.json()["error"] == "rule_violation"
 
 
-def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands_it_over() -> None:
+def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands_it_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Over ASGI directly: a body sent in chunks, small (the fast path runs it) and larger than a
     command's (handed over with every chunk read so far replayed: FastAPI's answer is about the
-    reason's length, not a broken JSON text)."""
+    reason's length, not a broken JSON text). The body limit is raised past a command's for it."""
     import asyncio
     import json
 
+    monkeypatch.setenv("PAIGOW_HTTP_MAX_BODY", str(256 * 1024))
     keys = MemoryKeyStore()
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
     service, client = _app(keys, fast=True)

@@ -106,9 +106,10 @@ def test_a_form_without_its_csrf_token_is_403_and_changes_nothing(api: Api) -> N
 def test_an_expired_or_forged_session_goes_back_to_sign_in(api: Api) -> None:
     open_table(api, (1, "ana", 50_000))
     sessions = api.client.app.state.floor_sessions  # type: ignore[attr-defined]
-    expired = floor_session.Session("n", int(time.time()) - 1, "k", "floor-1", "floor")
-    forged = sessions.encode(floor_session.Session("n", int(time.time()) + 60, "k", "x", "floor"))
-    for value in (sessions.encode(expired), forged[:-2] + "AA", "garbage"):
+    expired = floor_session.Session("n", int(time.time()) - 1, "s")
+    unknown = sessions.encode(floor_session.Session("n", int(time.time()) + 60, "no-such-id"))
+    forged = unknown[:-2] + "AA"
+    for value in (sessions.encode(expired), unknown, forged, "garbage"):
         api.client.cookies.clear()
         api.client.cookies.set(floor_session.COOKIE, value, path="/floor")
         answer = api.client.get("/floor/pit", follow_redirects=False)

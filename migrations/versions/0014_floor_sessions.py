@@ -1,0 +1,54 @@
+"""Floor page sessions kept by the server: signing out, or revoking the key, ends a session at once.
+
+Revision ID: 0014_floor_sessions
+Revises: 0011_table_snapshots
+Create Date: 2026-12-03
+
+Frozen copy of ``adapters.http.floor.session_store.floor_sessions``. One row per sign-in to the
+floor's pages: the SHA-256 of the session's random id (the cookie holds the id, the database never
+does), the API key it signed in with, when it expires (epoch seconds) and when it ended (sign-out).
+Every floor request reads its row joined with ``api_keys``: a session signed out, expired, or whose
+key was revoked is over, in every worker process of ``paigow serve --workers N``. Not part of the
+audit trail (no event, no trigger): the service role may select, insert, update (sign-out) and
+delete (sessions expired a day ago, cleared at each sign-in). The downgrade drops the table: every
+open floor session then ends.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlalchemy as sa
+from alembic import context, op
+
+revision = "0014_floor_sessions"
+down_revision = "0011_table_snapshots"
+branch_labels = None
+depends_on = None
+
+TABLE = "floor_sessions"
+DEFAULT_ROLES = ("paigow_owner", "paigow_service")
+ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def upgrade() -> None:
+    op.create_table(
+        TABLE,
+        sa.Column("session_hash", sa.String(64), primary_key=True),
+        sa.Column("key_id", sa.String(12), nullable=False),
+        sa.Column("created_at", sa.String(32), nullable=False),
+        sa.Column("expires_at", sa.BigInteger, nullable=False),
+        sa.Column("ended_at", sa.String(32), nullable=True),
+    )
+    if op.get_bind().dialect.name != "postgresql":
+        return
+    owner, service = context.config.attributes.get("pg_roles") or DEFAULT_ROLES
+    for name in (owner, service):
+        if ROLE_NAME.fullmatch(name) is None:  # as 0008 checks them: names go into the SQL
+            raise ValueError(f"{name!r} is not a role name ([a-z0-9_])")
+    op.execute(f'ALTER TABLE "{TABLE}" OWNER TO "{owner}"')
+    op.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{TABLE}" TO "{service}"')
+
+
+def downgrade() -> None:
+    op.drop_table(TABLE)
