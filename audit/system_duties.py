@@ -12,7 +12,10 @@ position order:
   destroyed before; otherwise a finding names the dispute, the round and the deck. A deck released
   while a dispute that held it is open is a finding too.
 
-A bundle of one table holds no system stream, so neither is checked there (the whole log's bundle
+- R18, retention: every ``range_purged`` respected the retention in force at the log's time
+  (``audit/retention.py``).
+
+A bundle of one table holds no system stream, so none is checked there (the whole log's bundle
 or the database is).
 """
 
@@ -21,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from audit.clock import ClockRule
 from audit.findings import Finding
+from audit.retention import RetentionDuty
 
 #: The table rows this checker reads; every other row passes by at the cost of one set lookup.
 TABLE_TYPES = frozenset({"deck_dealt", "deck_held", "deck_released", "deck_retired"})
@@ -30,8 +35,10 @@ TABLE_TYPES = frozenset({"deck_dealt", "deck_held", "deck_released", "deck_retir
 class SystemDuties:
     """Watches rows, in global position order, for the duties above."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: ClockRule | None = None) -> None:
         self.findings: list[Finding] = []
+        #: R18; ``clock``: the tables' times read (the log's time a purge is judged by).
+        self.retention = RetentionDuty(self.findings, clock)
         self._first: int | None = None
         self._waiting: dict[str, int] = {}  # version -> position of its waiting authorisation
         # table -> deck -> runs of consecutive rounds dealt ([first, last]): a deck deals a run
@@ -65,6 +72,7 @@ class SystemDuties:
         if self._first is None and type(row[0]) is int:
             self._first = row[0]
         kind = row[3]
+        self.retention.system_row(row, payload)
         if kind == "software_version_authorised":
             self._waiting[str(payload["version"])] = row[0]
         elif kind == "software_version_changed":
