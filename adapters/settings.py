@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 ENV_PREFIX = "PAIGOW_"
 
 LogLevel = Literal["debug", "info", "warning", "error"]
+LogFormat = Literal["json", "console"]
 #: R18: each retention setting and the category of the log it keeps.
 _RETENTION_FIELDS = {
     "retention_days": GAME,
@@ -34,7 +35,6 @@ _RETENTION_FIELDS = {
     "retention_dispute_days": DISPUTES,
     "retention_access_days": ACCESS,
 }
-LogFormat = Literal["json", "console"]
 
 
 class SettingsError(DomainError):

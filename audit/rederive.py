@@ -36,7 +36,7 @@ from typing import Any
 
 from audit.books import BooksAudit
 from audit.command_rebuild import NotRederivable, command_of
-from audit.describe import Issue, context, describe, difference, refused
+from audit.describe import Issue, context, describe, difference, forged_misdeal, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
 from audit.ledger import Ledger
 from table_core import commands as c
@@ -214,6 +214,11 @@ class TableAudit:
             expected = decide(state, command)
         except DomainError as error:
             if error.rule == "R20" and isinstance(command, c.DealCards):
+                if isinstance(events[0], RoundVoided):
+                    # The deal checks the cards before the deck's custody: refused for custody,
+                    # the reported cards were a good deal, so the void was no misdeal.
+                    deck = command.deck is not None
+                    self._issue(metas[0], events[0], forged_misdeal(events[0], deck))
                 return  # the deck the deal names: _custody reports it, in custody's words
             self._issue(metas[0], events[0], refused(command, error, events[0]))
             return
