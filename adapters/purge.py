@@ -5,7 +5,10 @@ starts now), in this order, and refuses before writing anything when:
 
 - the reason is empty, or the actor's role is not ``floor``;
 - N is not in the log;
-- the event at N was recorded inside the retention period (``PAIGOW_RETENTION_DAYS``);
+- a category of the range is still inside its retention period (``eventlog/retention.py``: game
+  events, system events, dispute history, access logs; ``PAIGOW_RETENTION_*``), judged against the
+  log's own time, the recorded time of its last sealed event (``adapters/log_time.py``), never the
+  host's clock; or that time cannot be read as the store's key vouches for it;
 - a table of the range is held by an open dispute (R17: a dispute holds its table's stream from
   its opening, which every disputed round is re-derived from), or an open dispute was opened
   inside the range;
@@ -18,8 +21,11 @@ starts now), in this order, and refuses before writing anything when:
 Then: (1) the archive, a whole-log bundle of positions first..N (``audit/bundle.py``) with the
 checkpoints signed inside it, written atomically, that ``paigow audit verify --bundle`` checks on
 its own; (2) the ``range_purged`` event on the ``system`` stream (first and last positions and
-hashes, the global hash at N, the heads of the streams that go on, the archive's SHA-256), hashed,
-chained and later signed like every event; (3) in ONE transaction, the append-only triggers
+hashes, the global hash at N, the heads of the streams that go on, the archive's SHA-256, the
+log's time and the periods it was judged by, each category's newest event), hashed, chained and
+signed like every event, after a ``retention_set`` in the same transaction when the configured
+periods differ from the last recorded ones (the purge's actor and reason: the change takes effect
+in this purge); (3) in ONE transaction, the append-only triggers
 dropped, the rows at positions <= N deleted (``event_log``, ``events``, the checkpoints at or
 before N, the purged tables' ``commands`` rows), the triggers created again exactly as migration
 0001 made them. Nothing is ever updated. Run it as the database's owner role (it drops
@@ -30,18 +36,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
 
 from adapters.disputes import disputes
+from adapters.log_time import LogTime, LogTimeUnknown, sealed_log_time
 from adapters.store.schema import APPEND_ONLY_TABLES
 from adapters.system_stream import SystemStream
+from eventlog.canonical import parse_time
 from eventlog.query import LOG_QUERY
-from eventlog.system_events import SYSTEM_STREAM, RangePurged
+from eventlog.retention import (
+    CATEGORIES,
+    GAME,
+    Newest,
+    below_minimum,
+    inside_retention,
+    newest_by_category,
+    recorded_periods,
+)
+from eventlog.system_events import SYSTEM_STREAM, RangePurged, RetentionSet
 from table_core.ports import EventStore
 
 _RANGE_QUERY = LOG_QUERY.replace("ORDER BY", "WHERE g.position <= :last ORDER BY")
@@ -57,29 +75,41 @@ class Plan:
     last: tuple[Any, ...]  # the row at N
     tables: list[str]  # the tables whose whole stream goes
     heads: dict[str, dict[str, Any]]  # the streams that go on: their head at N
+    log_time: LogTime  # what retention was judged against
+    newest: dict[str, Newest]  # each category's newest event in the range
+    recorded: dict[str, int] | None  # the periods last recorded in the log (None: never)
 
 
-def plan(store: Any, through: int, retention_days: int, now: datetime) -> Plan:
+def plan(store: Any, through: int, retention: Mapping[str, int]) -> Plan:
     """What a purge through position ``through`` removes; ``PurgeRefused`` when it may not."""
     with store.engine.connect() as conn:
         rows = [tuple(r) for r in conn.execute(text(_RANGE_QUERY), {"last": through})]
     if not rows or rows[-1][0] != through:
         raise PurgeRefused(f"position {through} is not in the log")
     last = rows[-1]
-    recorded = datetime.fromisoformat(last[6].replace("Z", "+00:00"))
-    keep_until = recorded + timedelta(days=retention_days)
-    if keep_until > now:
+    try:
+        log_time = sealed_log_time(store)
+    except LogTimeUnknown as error:
+        raise PurgeRefused(f"the log's time cannot be read: {error}") from None
+    if log_time.position <= through:
         raise PurgeRefused(
-            f"position {through} was recorded at {last[6]}, inside the retention of "
-            f"{retention_days} days (kept until {keep_until.isoformat()})"
+            f"the log's time is that of position {log_time.position}, its last sealed event, "
+            "inside the range: a purge keeps the event it is judged by (the audit reads it)"
         )
+    newest = newest_by_category((r[0], r[1], r[3], parse_time(r[6])) for r in rows)
+    inside = inside_retention(newest, retention, log_time.at)
+    if inside:
+        where = f", its last sealed event at position {log_time.position}"
+        raise PurgeRefused(inside[0].message(where))
     ends: dict[str, tuple[int, str]] = {}
     previous_purges = []
     for row in rows:
         ends[row[1]] = (row[2], row[11])
+    recorded: dict[str, int] | None = None
     for e in store.read_stream(SYSTEM_STREAM):
         if e.type == "range_purged":
             previous_purges.append(e.position)
+        recorded = recorded_periods(e.type, e.payload) or recorded
     _check_held(store, ends, through)
     tables, heads = [], {}
     for stream, (version, digest) in sorted(ends.items()):
@@ -98,7 +128,7 @@ def plan(store: Any, through: int, retention_days: int, now: datetime) -> Plan:
             f"the previous purge is recorded at position {later[0]}: purge through it or later, "
             "so the archive verifies on its own"
         )
-    return Plan(rows[0], last, tables, heads)
+    return Plan(rows[0], last, tables, heads, log_time, newest, recorded)
 
 
 def _check_held(store: EventStore, ends: dict[str, tuple[int, str]], through: int) -> None:
@@ -125,25 +155,43 @@ def purge(
     archive: str | Path,
     actor: Any,
     reason: str,
-    retention_days: int,
+    retention: Mapping[str, int],
     now: datetime,
     public_key: str | Path | None = None,
     signing_key: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Archive, record and remove positions first..``through``; the ``range_purged`` payload."""
+    """Archive, record and remove positions first..``through``; the ``range_purged`` payload.
+    ``retention``: the configured periods (category -> days); ``now``: the host's clock, which
+    only stamps the purge's own records (retention is judged against the log's time)."""
     from audit import bundle
 
     if actor.role != "floor":
         raise PurgeRefused(f"the {actor.role} role may not purge: it is the floor's")
     if not reason.strip():
         raise PurgeRefused("a purge needs a reason: it was left empty")
+    problems = below_minimum(retention)
+    if problems:
+        raise PurgeRefused(f"the retention may not be in force: {'; '.join(problems)} (R18)")
     if getattr(store, "engine", None) is None:
         raise PurgeRefused("a memory store keeps nothing to purge")
-    planned = plan(store, through, retention_days, now)
+    periods = {name: retention[name] for name in CATEGORIES}
+    planned = plan(store, through, periods)
     target = Path(archive)
     manifest = bundle.export(
         url, target, through_position=through, public_key=public_key, signing_key=signing_key
     )
+    events: list[Any] = []
+    if planned.recorded != periods:
+        events.append(
+            RetentionSet(
+                at=now,
+                actor_id=actor.id,
+                actor_role=actor.role,
+                periods=periods,
+                previous=planned.recorded,
+                reason=reason.strip(),
+            )
+        )
     event = RangePurged(
         at=now,
         actor_id=actor.id,
@@ -161,10 +209,15 @@ def purge(
             "events": manifest["counts"]["events"],
             "checkpoints": manifest["checkpoints"],
         },
-        retention_days=retention_days,
+        retention_days=periods[GAME],
         reason=reason.strip(),
+        log_time=planned.log_time.at,
+        log_time_position=planned.log_time.position,
+        retention=periods,
+        newest={name: n.to_dict() for name, n in planned.newest.items()},
     )
-    SystemStream(store).append([event])
+    events.append(event)
+    SystemStream(store).append(events)
     _remove(store.engine, through, planned.tables)
     payload: dict[str, Any] = json.loads(event.model_dump_json())
     return payload

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from eventlog.retention import ACCESS, DISPUTES, GAME, MINIMUM_DAYS, SYSTEM
 from table_core.errors import DomainError
 
 if TYPE_CHECKING:
@@ -27,6 +28,13 @@ ENV_PREFIX = "PAIGOW_"
 
 LogLevel = Literal["debug", "info", "warning", "error"]
 LogFormat = Literal["json", "console"]
+#: R18: each retention setting and the category of the log it keeps.
+_RETENTION_FIELDS = {
+    "retention_days": GAME,
+    "retention_system_days": SYSTEM,
+    "retention_dispute_days": DISPUTES,
+    "retention_access_days": ACCESS,
+}
 
 
 class SettingsError(DomainError):
@@ -62,9 +70,15 @@ class Settings(BaseSettings):
     #: R4: seconds the system clock may drift from the monotonic clock between two readings of
     #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
     clock_step_tolerance: float = 2.0
-    #: R18: days the log is kept before ``paigow purge`` may remove it (the jurisdiction's
-    #: retention; 1826 days, five years, by default).
-    retention_days: int = Field(default=1826, ge=1, le=36_500)
+    #: R18: days each category of the log is kept before ``paigow purge`` may remove it,
+    #: counted to the log's own time (``eventlog/retention.py``). The defaults are the
+    #: jurisdiction's minimums, and a period below its minimum is refused: game events (the
+    #: tables' streams) five years, system events five years, the dispute history a year, the
+    #: access and authentication logs 90 days.
+    retention_days: int = Field(default=MINIMUM_DAYS[GAME], le=36_500)
+    retention_system_days: int = Field(default=MINIMUM_DAYS[SYSTEM], le=36_500)
+    retention_dispute_days: int = Field(default=MINIMUM_DAYS[DISPUTES], le=36_500)
+    retention_access_days: int = Field(default=MINIMUM_DAYS[ACCESS], le=36_500)
     #: Issue 22: the service signs a snapshot of its tables every this many rounds closed (and
     #: at its stop); a restart folds only the events after the newest one. 0: snapshots are
     #: neither taken nor used (every start verifies the whole log and folds from zero).
@@ -122,6 +136,18 @@ class Settings(BaseSettings):
         if not value >= 0 or value == float("inf"):  # NaN and infinity too
             raise ValueError("a number of seconds, 0 or more")
         return value
+
+    @field_validator(*_RETENTION_FIELDS)
+    @classmethod
+    def _not_below_the_minimum(cls, value: int, info: ValidationInfo) -> int:
+        least = MINIMUM_DAYS[_RETENTION_FIELDS[str(info.field_name)]]
+        if value < least:
+            raise ValueError(f"below the jurisdiction's minimum of {least} days (R18)")
+        return value
+
+    def retention(self) -> dict[str, int]:
+        """The configured retention periods, category -> days (``eventlog/retention.py``)."""
+        return {category: getattr(self, name) for name, category in _RETENTION_FIELDS.items()}
 
     @field_validator("tz")
     @classmethod

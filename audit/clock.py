@@ -57,6 +57,11 @@ class ClockRule:
             )
         )
 
+    def latest(self) -> datetime | None:
+        """The latest time among the tables' last events read so far (R18: the log's time the
+        audit judges a purge by, ``audit/retention.py``)."""
+        return max((at for _, _, at in self._last.values()), default=None)
+
     def _time(self, text: str) -> datetime | None:
         if text == self._times[0]:  # consecutive events mostly share one time
             return self._times[1]

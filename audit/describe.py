@@ -201,6 +201,21 @@ def refused(command: c.Command, error: DomainError, event: Event) -> Issue:
     return kind, clause, f"{where}: the table's rules refuse this {what}: {error.message}"
 
 
+def forged_misdeal(recorded: Event, reported_deck: bool) -> Issue:
+    """A void that recorded a deck (or seven hands) the table's own deal accepts: a forged
+    misdeal."""
+    what = (
+        "the reported deck is the 53 distinct cards"
+        if reported_deck
+        else "the reported hands are seven hands of seven distinct cards"
+    )
+    return (
+        "procedure",
+        "R-DEAL-2",
+        f"{context(recorded)}: voided as a misdeal, but {what} (R-DEAL-2)",
+    )
+
+
 def _brief(event: Event) -> str:
     data = event_to_dict(event)
     for key in ("type", "schema_version", "table_id", "round", "actor", "at"):
@@ -247,13 +262,7 @@ def _other_type(recorded: Event, expected: Event, rules: TableRules | None) -> I
             f"is {policy}, so a foul gives {expected.type}, not {recorded.type}",
         )
     if recorded.type == "round_voided" and expected.type == "stacks_dealt":
-        # The void recorded a deck or hands that the table's own deal accepts: a forged misdeal.
-        what = (
-            "the reported deck is the 53 distinct cards"
-            if getattr(expected, "deck", None) is not None
-            else "the reported hands are seven hands of seven distinct cards"
-        )
-        return "procedure", "R-DEAL-2", f"{where}: voided as a misdeal, but {what} (R-DEAL-2)"
+        return forged_misdeal(recorded, getattr(expected, "deck", None) is not None)
     if recorded.type == "stacks_dealt" and expected.type == "round_voided":
         return (
             "procedure",

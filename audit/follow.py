@@ -53,7 +53,7 @@ class Checkers:
         self.tables = Tables(round_range(None, None))
         self.seal = Seal()
         self.clock = ClockRule()
-        self.duties = SystemDuties()  # R17/R19/R20 across the system and table streams
+        self.duties = SystemDuties(self.clock)  # R17-R20 across the system and table streams
         self._taken = [0, 0, 0, 0]
 
     def feed(self, rows: Iterable[Sequence[Any]], checkpoints: Sequence[Sequence[Any]]) -> int:

@@ -18,8 +18,10 @@ commission) is kept from the events and reconciled with the fold whenever no rou
 commission equals what the players lost. A difference is reported once, when it appears.
 
 Deck custody (R20): every dealt round of a table that keeps custody must name a deck that was in
-use, had passed inspection and was not held (``_custody``); a round dealt before the table's
-first custody event counts as "no custody record (before custody was kept)" and fails nothing.
+use, had passed inspection and was not held (``_custody``); so must every physical deal under a
+profile that requires custody (``deck_custody_required``), or it is a finding. A round dealt
+before the table's first custody event, under a profile that does not require it, counts as "no
+custody record (before custody was kept)" and fails nothing.
 
 Events arrive in global order; a stream's events are taken in version order (a small reorder
 window), so two swapped events are reported by the chain check alone. A round with an integrity
@@ -34,7 +36,7 @@ from typing import Any
 
 from audit.books import BooksAudit
 from audit.command_rebuild import NotRederivable, command_of
-from audit.describe import Issue, context, describe, difference, refused
+from audit.describe import Issue, context, describe, difference, forged_misdeal, refused
 from audit.findings import Finding, Kind, PlayerMoney, TableMoney
 from audit.ledger import Ledger
 from table_core import commands as c
@@ -47,6 +49,7 @@ from table_core.events import (
 )
 from table_core.rules import TableRules
 from table_core.table import TableState, decide, fold
+from table_core.table.custody import custody_required
 
 #: How many later events of a stream may wait for a missing one before it counts as removed.
 REORDER_WINDOW = 64
@@ -211,6 +214,11 @@ class TableAudit:
             expected = decide(state, command)
         except DomainError as error:
             if error.rule == "R20" and isinstance(command, c.DealCards):
+                if isinstance(events[0], RoundVoided):
+                    # The deal checks the cards before the deck's custody: refused for custody,
+                    # the reported cards were a good deal, so the void was no misdeal.
+                    deck = command.deck is not None
+                    self._issue(metas[0], events[0], forged_misdeal(events[0], deck))
                 return  # the deck the deal names: _custody reports it, in custody's words
             self._issue(metas[0], events[0], refused(command, error, events[0]))
             return
@@ -264,11 +272,20 @@ class TableAudit:
         number = events[0].round
         named = events[1] if len(events) > 1 and isinstance(events[1], DeckDealt) else None
         if named is None:
-            if not state.keeps_custody:
+            rules = _rules_of(state)
+            source = events[0].source if isinstance(events[0], StacksDealt) else "live"
+            if custody_required(rules, source) and not state.keeps_custody:
+                version = rules.version if rules is not None else None
+                problem = (
+                    f"names no deck, though the table's rules (version {version}) require deck "
+                    "custody for a physical deal"
+                )
+            elif not state.keeps_custody:
                 if number is not None:
                     self.before_custody.append(number)
                 return
-            problem = "names no deck, though this table keeps deck custody"
+            else:
+                problem = "names no deck, though this table keeps deck custody"
         else:
             deck = state.decks.get(named.deck_id)
             if deck is None:

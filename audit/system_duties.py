@@ -22,7 +22,10 @@ position order:
   destroyed before; otherwise a finding names the dispute, the round and the deck. A deck released
   while a dispute that held it is open is a finding too.
 
-A bundle of one table holds no system stream, so neither is checked there (the whole log's bundle
+- R18, retention: every ``range_purged`` respected the retention in force at the log's time
+  (``audit/retention.py``).
+
+A bundle of one table holds no system stream, so none is checked there (the whole log's bundle
 or the database is).
 """
 
@@ -32,8 +35,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audit.chain import payload_of
+from audit.clock import ClockRule
 from audit.deck_repeats import DeckRepeats
 from audit.findings import Finding
+from audit.retention import RetentionDuty
 from eventlog.code_identity import is_digest
 from eventlog.system_events import upcast_system
 
@@ -48,8 +53,10 @@ TABLE_TYPES = frozenset(
 class SystemDuties:
     """Watches rows, in global position order, for the duties above."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: ClockRule | None = None) -> None:
         self.findings: list[Finding] = []
+        #: R18; ``clock``: the tables' times read (the log's time a purge is judged by).
+        self.retention = RetentionDuty(self.findings, clock)
         self._first: int | None = None
         # ("digest", d) or ("version", v) -> position of its waiting authorisation
         self._waiting: dict[tuple[str, str], int] = {}
@@ -94,6 +101,7 @@ class SystemDuties:
         if self._first is None and type(row[0]) is int:
             self._first = row[0]
         kind = row[3]
+        self.retention.system_row(row, payload)
         if kind == "software_version_authorised":
             digest = payload.get("digest") or str(payload["version"]).lower()
             if is_digest(str(digest)):  # as adapters/software_versions.authorised_digest

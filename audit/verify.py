@@ -89,7 +89,7 @@ def verify_log(
         else TablesInProcesses(jobs, in_range, upcasters, range_rows)
     )
     clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
-    duties = None if source.anchored else SystemDuties()
+    duties = None if source.anchored else SystemDuties(clock)
     try:
         count = _pass(source, integrity, tables, table, progress, seal, clock, duties)
         integrity.finish()

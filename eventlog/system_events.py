@@ -259,8 +259,30 @@ class RangePurged(_SystemEvent):
     stream_heads: dict[str, dict[str, Any]]
     tables: list[str]
     archive: dict[str, Any]
-    retention_days: int
+    retention_days: int  # the game events' period (the one setting before there were categories)
     reason: str
+    # R18, written by every purge since retention is judged per category against the log's time
+    # (``None`` in a purge recorded before): ``log_time``, the recorded time of the log's last
+    # sealed event (at ``log_time_position``), against which the purge was judged; ``retention``,
+    # the periods applied (category -> days, ``eventlog/retention.py``); ``newest``, each
+    # category's newest event in the range (``{"position", "at"}``).
+    log_time: datetime | None = None
+    log_time_position: int | None = None
+    retention: dict[str, int] | None = None
+    newest: dict[str, dict[str, Any]] | None = None
+
+
+class RetentionSet(_SystemEvent):
+    """R18: the retention ``periods`` in force from here on (category -> days,
+    ``eventlog/retention.py``); ``previous``: those it replaces (``None``: the first recorded).
+    Recorded by ``paigow purge``, with its actor and reason, when the configured periods
+    (``PAIGOW_RETENTION_*``) differ from the last recorded ones, in the transaction of the
+    purge's ``range_purged``."""
+
+    type: Literal["retention_set"] = "retention_set"
+    periods: dict[str, int]
+    previous: dict[str, int] | None
+    reason: str = Field(min_length=1)
 
 
 SystemEvent = Annotated[
@@ -281,7 +303,8 @@ SystemEvent = Annotated[
     | AuthenticationFailed
     | SoftwareVersionChanged
     | SoftwareVersionAuthorised
-    | RangePurged,
+    | RangePurged
+    | RetentionSet,
     Field(discriminator="type"),
 ]
 

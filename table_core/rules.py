@@ -122,6 +122,13 @@ class TableRules(BaseModel):
     denominations: tuple[int, ...] = Field(
         default=DEFAULT_DENOMINATIONS, min_length=1, description="the tray's chips, minor units"
     )
+    #: R20: a physical deal (``source`` ``live``: a shuffler or card reader reports the order)
+    #: needs a deck received, inspected and in use, not held. On for a new profile; a profile
+    #: recorded before the setting existed reads ``False`` (the upcaster of ``table_opened`` and
+    #: ``rules_changed`` schema 1, ``table_core/seating_events.py``).
+    deck_custody_required: bool = Field(
+        default=True, strict=True, description="R20: a physical deal needs a deck in custody"
+    )
 
     @field_validator("denominations")
     @classmethod

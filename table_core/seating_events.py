@@ -3,36 +3,67 @@ chips bought in and cashed out."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 from table_core.event_base import (
     Amount,
     EventBase,
+    Int,
     Seat,
 )
 from table_core.rules import TableRules
 
 # --- the table ------------------------------------------------------------------------------------
 
+#: The schema of the events that record a whole rules profile: 2 since the profile holds
+#: ``deck_custody_required`` (R20).
+PROFILE_SCHEMA = 2
 
-class TableOpened(EventBase):
+
+def profile_v1_to_v2(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The upcaster of ``table_opened`` and ``rules_changed`` from schema 1 to 2. A profile of
+    schema 1 was recorded before a table could require deck custody: none did, so it reads
+    ``deck_custody_required: false`` and the table keeps the behaviour it had. Applied on every
+    read; the stored bytes (and their hashes) never change."""
+    rules = payload.get("rules")
+    lifted = {**payload, "schema_version": PROFILE_SCHEMA}
+    if isinstance(rules, Mapping):
+        if "deck_custody_required" in rules:
+            raise ValueError("a schema 1 profile has no deck_custody_required")
+        lifted["rules"] = {**rules, "deck_custody_required": False}
+    return lifted
+
+
+class _ProfileEvent(EventBase):
+    schema_version: Int = PROFILE_SCHEMA
+    rules: TableRules
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upcast(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("schema_version") == 1:
+            return profile_v1_to_v2(data)
+        return data
+
+
+class TableOpened(_ProfileEvent):
     """The table opens under a full rules profile (House Way, commission, limits, banking…)."""
 
     type: Literal["table_opened"] = "table_opened"
-    rules: TableRules
 
 
-class RulesChanged(EventBase):
+class RulesChanged(_ProfileEvent):
     """A floor supervisor changed the profile; it applies from round ``applies_from_round``."""
 
     type: Literal["rules_changed"] = "rules_changed"
-    rules: TableRules
     reason: str = Field(min_length=1)
     applies_from_round: Amount
 

@@ -4,8 +4,10 @@ decks, and which deck a round is dealt from.
 A table keeps custody from its first ``deck_received`` (before it, a deal names no deck, as every
 table did before custody existed). From then on a deal names a deck that is in use, whose last
 inspection counted 53 cards (R-CARD-1) and that is not held; a deal that names none takes the one
-deck in use. A held deck (a dispute's, or an investigation's) is kept intact: it is not dealt
-from, retired or destroyed until it is released. Custody is the floor's: a floor supervisor
+deck in use. A profile with ``deck_custody_required`` (the default of a new profile) refuses a
+physical deal (``live``) before the table keeps custody: there is no deck to name. A held deck (a
+dispute's, or an investigation's) is kept intact: it is not dealt from, retired or destroyed until
+it is released. Custody is the floor's: a floor supervisor
 records every custody fact. Every refusal names the duty (``rule="R20"``).
 
 ``apply_custody`` is the fold's half: the deck records the events leave (``TableState.decks``).
@@ -42,6 +44,7 @@ from table_core.events import (
     DeckRetired,
     Event,
 )
+from table_core.rules import TableRules
 from table_core.table.guards import opened, require
 from table_core.table.state import Deck, TableState
 
@@ -193,12 +196,29 @@ def release_deck(state: TableState, cmd: ReleaseDeck) -> list[Event]:
 # --- the deal ---------------------------------------------------------------------------------
 
 
+def custody_required(rules: TableRules | None, source: str) -> bool:
+    """Whether the profile requires a deck in custody for a deal from ``source`` (R20): a
+    physical deck only (``live``: a shuffler or card reader reports its order). An electronic
+    deal's order is the service's own draw (R-DEAL-4), checked whole on every deal; there is no
+    physical deck to receive or inspect. A table that keeps custody anyway (it received a deck)
+    names a deck on every deal, electronic or not."""
+    return source == "live" and rules is not None and rules.deck_custody_required
+
+
 def deck_of_deal(state: TableState, cmd: DealCards) -> str | None:
-    """The deck a deal comes from (R20), checked; ``None`` when the table keeps no custody."""
+    """The deck a deal comes from (R20), checked; ``None`` when the table keeps no custody and
+    its profile (the live round's) does not require it for this deal."""
+    rules = state.round.rules if state.round is not None else state.rules
+    required = custody_required(rules, cmd.source)
     if not state.keeps_custody:
         if cmd.deck_id is not None:
             raise CustodyError(f"unknown deck {cmd.deck_id!r} at table {state.table_id}")
-        return None
+        if not required:
+            return None
+        raise CustodyError(
+            f"table {state.table_id} requires deck custody for a physical deal: no deck was "
+            "received; receive, inspect and put one in use first"
+        )
     if cmd.deck_id is None:
         in_use = [deck.deck_id for deck in state.decks.values() if deck.status == "in_use"]
         if not in_use:

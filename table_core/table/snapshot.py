@@ -25,8 +25,10 @@ from pydantic import BaseModel, ValidationError
 
 from table_core.table.state import TableState
 
-#: The layout's version: a snapshot of another layout is refused (the table is replayed).
-FORMAT = 1
+#: The layout's version: a snapshot of another layout is refused (the table is replayed). 2: the
+#: rules profile holds ``deck_custody_required`` (R20); a layout-1 snapshot's profile lacks it,
+#: and reading it as the new default would change a table's custody rule.
+FORMAT = 2
 
 
 class SnapshotFormatError(ValueError):

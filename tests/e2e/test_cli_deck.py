@@ -1,13 +1,20 @@
 """``paigow deck``: the floor records a deck's chain of custody (R20) from the command line; bad
 input is one line on standard error, exit status 2, nothing written; the audit then checks every
-round dealt after custody began, and reports the rounds dealt before it without failing."""
+round dealt after custody began, and reports the rounds dealt before it without failing. A new
+table refuses a physical deal until ``paigow deck`` has put a deck in use."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
+import httpx
+
+from table_core.cards import FULL_DECK, card_text
 from tests.e2e.conftest import Run
+from tests.e2e.serving import serving
 
 DB = "sqlite:///casino.db"
 
@@ -145,3 +152,61 @@ def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
     )
     audited = paigow("audit", "verify", "--db", DB)
     assert audited.returncode == 0, audited.stdout + audited.stderr
+
+
+def test_a_new_table_deals_a_physical_deck_only_once_paigow_deck_put_one_in_use(
+    paigow: Run, tmp_path: Path
+) -> None:
+    """R20 with a live server: a new table's rules require custody, so the dealer's report of a
+    shuffler's deal is refused (422, rule R20) until the floor has received, inspected and put a
+    deck in use with ``paigow deck``; the same report is then dealt from that deck, and the
+    audit checks it."""
+    assert paigow("db", "upgrade", "--db", DB).returncode == 0
+    tokens = {}
+    for role in ("floor", "dealer", "cage"):
+        made = paigow("keys", "create", "--role", role, "--actor", f"{role}-e2e", "--db", DB)
+        assert made.returncode == 0, made.stderr
+        tokens[role] = json.loads(made.stdout)["token"]
+    n = iter(range(1, 100))
+    with serving(DB, tmp_path, dict(os.environ)) as served:
+
+        def post(role: str, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
+            headers = {"Authorization": f"Bearer {tokens[role]}", "Idempotency-Key": f"k{next(n)}"}
+            return httpx.post(f"{served.base}/tables/PG-2{path}", json=body, headers=headers)
+
+        for role, path, body in [
+            ("floor", "/open", {}),
+            ("dealer", "/seat", {"seat": 1, "player_id": "ana"}),
+            ("cage", "/buy-in", {"player_id": "ana", "amount": 20_000}),
+            ("dealer", "/round/start", None),
+            ("dealer", "/round/bet", {"player_id": "ana", "amount": 2_500}),
+            ("dealer", "/round/close-bets", None),
+        ]:
+            assert post(role, path, body).status_code == 200
+        deck = [card_text(c) for c in FULL_DECK]  # as the shuffler reported it
+        refused = post("dealer", "/round/deal/report", {"deck": deck})
+        assert (refused.status_code, refused.json()) == (
+            422,
+            {
+                "error": "rule_violation",
+                "message": "table PG-2 requires deck custody for a physical deal: no deck was "
+                "received; receive, inspect and put one in use first",
+                "rule": "R20",
+            },
+        )
+        for args in (
+            ("receive", "--deck", "D-1", "--seal", "S-1"),
+            ("inspect", "--deck", "D-1", "--count", "53", "--inspector", "i-4"),
+            ("use", "--deck", "D-1"),
+        ):
+            done = paigow("deck", *args, "--db", DB, "--table", "PG-2", "--actor", "floor-2")
+            assert done.returncode == 0, done.stderr
+        dealt = post("dealer", "/round/deal/report", {"deck": deck})
+        assert dealt.status_code == 200, dealt.text
+        assert [(e["type"], e["payload"].get("deck_id")) for e in dealt.json()["events"]] == [
+            ("stacks_dealt", None),
+            ("deck_dealt", "D-1"),
+        ]
+    audited = paigow("audit", "verify", "--db", DB, "--format", "json")
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert json.loads(audited.stdout.splitlines()[-1])["custody"]["rounds_with_deck"] == 1

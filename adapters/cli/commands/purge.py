@@ -4,8 +4,12 @@ path.
 ``paigow purge --through N --archive FILE --reason TEXT --actor ID [--db URL]`` writes the
 archive (a bundle that ``paigow audit verify --bundle`` checks alone), records ``range_purged``
 on the system stream, then deletes positions up to N in one transaction (``adapters/purge.py``).
-Refused (exit 2, one line, nothing written): inside retention (``PAIGOW_RETENTION_DAYS``), a
-table held by an open dispute, a table cut in two, an empty reason.
+Refused (exit 2, one line, nothing written): a category of the range inside its retention
+(``PAIGOW_RETENTION_DAYS`` for game events, ``PAIGOW_RETENTION_SYSTEM_DAYS``,
+``PAIGOW_RETENTION_DISPUTE_DAYS``, ``PAIGOW_RETENTION_ACCESS_DAYS``) at the log's own time (its last
+sealed event; the host's clock only stamps the purge's records), a period below the
+jurisdiction's minimum (refused as the setting is read), a table held by an open dispute, a table
+cut in two, an empty reason.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def run_purge(args: argparse.Namespace) -> int:
             archive=args.archive,
             actor=Actor(args.actor, "floor"),
             reason=args.reason,
-            retention_days=settings.retention_days,
+            retention=settings.retention(),
             now=system_clock(),
             public_key=args.public_key,
             signing_key=settings.signing_key,

@@ -1,7 +1,8 @@
 """The audit of the deck chain of custody (R20), on SQLite and PostgreSQL: every round dealt once a
 table keeps custody names a deck that was in use, inspected and not held; rounds dealt before the
 table's first custody event are reported as having no custody record, without failing; a deal
-whose deck was forged is a finding naming the round."""
+whose deck was forged is a finding naming the round; so is a physical deal without custody at a
+table whose rules require it."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from audit.sources import open_database
 from audit.verify import verify_log
 from table_core import commands as c
 from table_core.events import Actor
+from table_core.rules import TableRules
 
 from .tamper import Forger
 
@@ -69,13 +71,16 @@ def play(svc: TableService, n: int) -> None:
     run("PG-1", c.CloseRound(actor=DEALER, at=svc.now()), f"r{n}-end")
 
 
-def record(store: Any) -> None:
-    """Round 1 before custody; deck D-1 from round 2; round 4 from D-2 after D-1 retires."""
+def record(store: Any, rules: TableRules | None = None) -> None:
+    """Round 1 before custody (an electronic deal: the service's draw); deck D-1 from round 2;
+    round 4 from D-2 after D-1 retires. ``rules``: the table's (default: a new profile, which
+    requires custody for a physical deal)."""
     svc = TableService(
         store, clock=SteppingClock(START, timedelta(seconds=1)), source=SeededDeckAndDice(5)
     )
     run = svc.execute
-    run("PG-1", c.OpenTable(table_id="PG-1", actor=FLOOR, at=svc.now()), "open")
+    opening = c.OpenTable(table_id="PG-1", rules=rules or TableRules(), actor=FLOOR, at=svc.now())
+    run("PG-1", opening, "open")
     run("PG-1", c.SeatPlayer(seat=2, player_id="ana", actor=DEALER, at=svc.now()), "seat")
     run("PG-1", c.BuyIn(player_id="ana", amount=100_000, actor=CAGE, at=svc.now()), "buy")
     play(svc, 1)
@@ -125,3 +130,38 @@ def test_a_deal_from_a_retired_deck_is_a_finding(opened: Opened, backend: str) -
          position),
     ]  # fmt: skip
     assert report.rounds_with_deck == 2
+
+
+def test_a_physical_deal_without_custody_where_the_rules_require_it_is_a_finding(
+    opened: Opened, backend: str
+) -> None:
+    """An insider with the key reports round 1 (dealt before the table received a deck) as a
+    physical deal and re-signs the chain: the table's rules require custody for it (R20)."""
+    record(opened.store)
+    forger = Forger(opened.store, backend, opened.target)
+    position = forger.find("stacks_dealt", lambda p: p["round"] == 1)
+    forger.forge(position, lambda p: p.update(source="live"))
+    report = audit(opened)
+    assert [(f.kind, f.clause, f.message, f.position) for f in report.findings] == [
+        ("procedure", "R20", "round 1: the deal names no deck, though the table's rules "
+         "(version 1) require deck custody for a physical deal", position),
+    ]  # fmt: skip
+    assert report.rounds_before_custody == [] and report.rounds_with_deck == 3
+    source = open_database(opened.url)
+    source.public_key = opened.store.public_key
+    in_ranges = verify_log(source, jobs=2, range_rows=7)  # audit --jobs: decided in the workers
+    assert in_ranges.findings == report.findings
+
+
+def test_without_the_requirement_a_physical_deal_before_custody_fails_nothing(
+    opened: Opened, backend: str
+) -> None:
+    """The same log under rules that do not require custody (as every table opened before the
+    setting existed): round 1 has no custody record, and that is no finding."""
+    record(opened.store, TableRules(deck_custody_required=False))
+    forger = Forger(opened.store, backend, opened.target)
+    position = forger.find("stacks_dealt", lambda p: p["round"] == 1)
+    forger.forge(position, lambda p: p.update(source="live"))
+    report = audit(opened)
+    assert report.ok, [str(f) for f in report.findings]
+    assert report.rounds_before_custody == ["PG-1 round 1"] and report.rounds_with_deck == 3

@@ -219,6 +219,11 @@ def test_the_aggregate_cap_is_paid_pro_rata_recorded_and_re_derived_by_the_audit
     profile = TableRules(side_bets=SideBetRules(offered=frozenset({"fortune"}), fortune=CAPPED))
     commands: list[c.Command] = [c.OpenTable(table_id="PG-3", rules=profile, actor=FLOOR,
                                              at=svc.now())]  # fmt: skip
+    commands += [  # R20: the shuffler's deck is in custody before the physical deal
+        c.ReceiveDeck(deck_id="D-1", seal="S-1", actor=FLOOR, at=svc.now()),
+        c.InspectDeck(deck_id="D-1", card_count=53, inspector="floor-2", actor=FLOOR, at=svc.now()),
+        c.PutDeckInUse(deck_id="D-1", actor=FLOOR, at=svc.now()),
+    ]
     names = ("ana", "bruno", "chloe")
     for seat, name in enumerate(names, start=1):
         commands += [

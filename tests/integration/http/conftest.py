@@ -109,6 +109,14 @@ def open_table(api: Api, *players: tuple[int, str, int]) -> None:
         api.ok("cage", "/buy-in", {"player_id": player, "amount": chips})
 
 
+def deck_in_use(api: Api, deck_id: str = "D-1") -> None:
+    """R20: the floor receives a deck, inspects it (53 cards) and puts it in use, as a physical
+    deal (``/round/deal/report``) at a new table needs."""
+    api.ok("floor", "/decks/receive", {"deck_id": deck_id, "seal": f"S-{deck_id}"})
+    api.ok("floor", "/decks/inspect", {"deck_id": deck_id, "card_count": 53, "inspector": "i-1"})
+    api.ok("floor", "/decks/use", {"deck_id": deck_id})
+
+
 @contextlib.contextmanager
 def served(app: Any) -> Iterator[str]:
     """A real uvicorn server for ``app`` on a free loopback port, in a thread; yields its URL."""

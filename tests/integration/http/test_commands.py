@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from table_core.cards import FULL_DECK, card_text
-from tests.integration.http.conftest import TABLE, Api, open_table
+from tests.integration.http.conftest import TABLE, Api, deck_in_use, open_table
 
 # A live table reports the seven hands. Dice 2+3+3 = 8: position ((8-1) mod 7)+1 = 1 gets stack 1
 # (R-DEAL-3), so the dealer-banker (position 1) plays stack 1 and seat 2 (position 3) stack 3.
@@ -29,6 +29,7 @@ def test_a_live_round_from_opening_to_settlement(api: Api) -> None:
     api.ok("floor", "/open", {"rules": FORTUNE})
     api.ok("dealer", "/seat", {"seat": 2, "player_id": "ana"})
     api.ok("cage", "/buy-in", {"player_id": "ana", "amount": 100_000})
+    deck_in_use(api)  # R20: the hands come from a physical deck, in custody
     started = api.ok("dealer", "/round/start")
     assert payloads(started, "round_started")[0]["round"] == 1
     api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 2_500})
@@ -36,6 +37,7 @@ def test_a_live_round_from_opening_to_settlement(api: Api) -> None:
     api.ok("dealer", "/round/close-bets")
     dealt = api.ok("dealer", "/round/deal/report", {"hands": HANDS})
     assert payloads(dealt, "stacks_dealt")[0]["source"] == "live"
+    assert payloads(dealt, "deck_dealt")[0]["deck_id"] == "D-1"
     rolled = api.ok("dealer", "/round/dice/report", {"faces": [2, 3, 3]})
     assignment = payloads(rolled, "stacks_assigned")[0]["assignments"]
     assert [(a["position"], a["stack"], a["holder"]) for a in assignment][:3] == [
@@ -69,6 +71,7 @@ def test_a_live_round_from_opening_to_settlement(api: Api) -> None:
 
 def test_a_rules_violation_is_422_with_the_rule_and_writes_nothing(api: Api) -> None:
     open_table(api, (2, "ana", 100_000))
+    deck_in_use(api)
     api.ok("dealer", "/round/start")
     api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 2_500})
     before = written(api)

@@ -1,6 +1,7 @@
-"""The deck chain of custody over HTTP (R20), on SQLite and PostgreSQL: the floor records a deck
-from its seal to its retirement, each dealt round names its deck, a held deck is kept intact, and
-bad input (an unknown deck, an empty reason) is a 422 that writes nothing."""
+"""The deck chain of custody over HTTP (R20), on SQLite and PostgreSQL: a new table refuses a
+physical deal before a deck is in custody, the floor records a deck from its seal to its
+retirement, each dealt round names its deck, a held deck is kept intact, and bad input (an unknown
+deck, an empty reason) is a 422 that writes nothing."""
 
 from __future__ import annotations
 
@@ -35,7 +36,22 @@ def deal_one(api: Api, **deal: Any) -> dict[str, Any]:
 def test_a_deck_from_its_seal_to_its_retirement(sql_api: Api) -> None:
     api = sql_api
     open_table(api, (2, "ana", 100_000))
-    deal_one(api)  # before the table kept custody: the deal names no deck
+    api.ok("dealer", "/round/start")
+    api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 2_500})
+    api.ok("dealer", "/round/close-bets")
+    before = written(api)
+    refused = api.post("dealer", "/round/deal/report", {"hands": HANDS})
+    assert (refused.status_code, refused.json()) == (  # a new table's rules require custody
+        422,
+        {
+            "error": "rule_violation",
+            "message": f"table {TABLE} requires deck custody for a physical deal: no deck was "
+            "received; receive, inspect and put one in use first",
+            "rule": "R20",
+        },
+    )
+    assert written(api) == before
+    api.ok("floor", "/round/void", {"reason": "no deck in custody"})
     custody(api)
     dealt = deal_one(api)
     assert payloads(dealt, "deck_dealt") == [

@@ -227,7 +227,8 @@ def test_metrics_after_a_round(api: Api) -> None:
     appends = value(after, "paigow_store_append_seconds_count") - value(
         before, "paigow_store_append_seconds_count"
     )
-    assert appends == 13  # each of the round's 13 commands one append (open .. close)
+    # each of the round's 16 commands one append (open .. close, the deck's three included)
+    assert appends == 16
     assert 0 <= value(after, "paigow_checkpoint_age_seconds") < 365 * 86400
     assert value(after, "paigow_verification_ok") == 1.0
     assert value(after, "paigow_read_only") == 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integration.http.conftest import TABLE, Api, open_table
+from tests.integration.http.conftest import TABLE, Api, deck_in_use, open_table
 from tests.integration.http.test_commands import FORTUNE, HANDS
 
 ANA_SPLIT = {"player_id": "ana", "back": ["As", "Ad", "Ac", "Qh", "4d"], "front": ["Kc", "Ks"]}
@@ -15,6 +15,7 @@ def play_the_live_round(api: Api) -> None:
     api.ok("floor", "/open", {"rules": FORTUNE})
     api.ok("dealer", "/seat", {"seat": 2, "player_id": "ana"})
     api.ok("cage", "/buy-in", {"player_id": "ana", "amount": 100_000})
+    deck_in_use(api)  # R20: a physical deck, in custody
     api.ok("dealer", "/round/start")
     api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 2_500})
     api.ok("dealer", "/round/side-bet", {"player_id": "ana", "bet": "fortune", "amount": 500})

@@ -61,6 +61,9 @@ RULES = TableRules(
     banking="rotating",
     co_bank=True,
     side_bets=SideBetRules(offered=frozenset({"fortune"})),
+    # The evening is about the figures: each round's deck is cut by hand and dealt live without
+    # custody facts, so the rules say custody is not required (R20's own tests require it).
+    deck_custody_required=False,
 )
 
 ROUND_1 = {

@@ -52,10 +52,14 @@ def player(player_id: str) -> Actor:
 
 
 def rules(hand: dict[str, object] | None = None, **changes: object) -> TableRules:
-    """The test profile: ``test_way``, limits 10.00..1,000.00, otherwise the defaults."""
+    """The test profile: ``test_way``, limits 10.00..1,000.00, deck custody not required (these
+    tests are about the round's rules and deal from a shuffler's deck without custody facts;
+    R20's own tests, test_deck_custody.py, require it), otherwise the defaults."""
     hand_rules = HouseRules.model_validate({"house_way": TEST_WAY, **(hand or {})})
     limits = TableLimits(min_bet=1_000, max_bet=100_000)
-    return TableRules.model_validate({"hand": hand_rules, "limits": limits, **changes})
+    return TableRules.model_validate(
+        {"hand": hand_rules, "limits": limits, "deck_custody_required": False, **changes}
+    )
 
 
 def cards(text: str) -> tuple[str, ...]:

@@ -3,7 +3,10 @@
 A deck is received (id, package, seal), inspected (53 cards to pass, R-CARD-1, and the inspector),
 loaded into a shuffler (serial, receipt time), put in use, dealt from (each round names its deck)
 and retired (with why, perhaps destroyed). A held deck (a dispute's hook) is not dealt from,
-retired or destroyed. A table keeps custody from its first deck: before that, deals name none.
+retired or destroyed. A table keeps custody from its first deck: before that, deals name none,
+unless its profile requires custody (``deck_custody_required``, on for a new profile): then a
+physical deal without a deck in use is refused; an electronic deal (the service's own draw) is not
+a physical deck's.
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ from table_core.events import (
     DeckRetired,
     StacksDealt,
 )
+from table_core.rules import TableRules
+from table_core.seating_events import RulesChanged, TableOpened
 from table_core.table import NotAllowed, WrongState, decide, fold
 from table_core.table.state import Deck
 
-from .support import AT, CAGE, DEALER, FLOOR, TABLE, Script, rules
+from .support import AT, CAGE, DEALER, FLOOR, SYSTEM, TABLE, Script, rules
 
 D = {"actor": DEALER, "at": AT}
 F = {"actor": FLOOR, "at": AT}
@@ -38,9 +43,9 @@ T = {"table_id": TABLE, "actor": FLOOR, "at": AT}
 LOADED_AT = datetime(2025, 3, 14, 20, 55, tzinfo=UTC)
 
 
-def opened() -> Script:
+def opened(required: bool = False) -> Script:
     table = Script()
-    table(c.OpenTable(table_id=TABLE, rules=rules(), **F))
+    table(c.OpenTable(table_id=TABLE, rules=rules(deck_custody_required=required), **F))
     table(c.SeatPlayer(seat=2, player_id="bruno", **D))
     table(c.BuyIn(player_id="bruno", amount=10_000, actor=CAGE, at=AT))
     return table
@@ -102,8 +107,8 @@ def test_each_round_names_the_deck_it_was_dealt_from() -> None:
     assert table.state.decks["D-1"].rounds == (1, 2)
 
 
-def test_a_table_without_custody_deals_as_before_and_names_no_deck() -> None:
-    table = opened()
+def test_a_table_whose_rules_do_not_require_custody_deals_as_before_and_names_no_deck() -> None:
+    table = opened(required=False)
     to_deal(table)
     assert [e.type for e in table(c.DealCards(deck=FULL_DECK, **D))] == ["stacks_dealt"]
     assert not table.state.keeps_custody
@@ -255,3 +260,89 @@ def test_custody_events_read_back_and_fold_to_the_same_decks() -> None:
     stored = [parse_event(event_to_dict(e)) for e in table.events]
     assert stored == table.events
     assert fold(stored).decks == table.state.decks
+
+
+# --- custody required by the rules (R20) -----------------------------------------------------
+
+
+def test_a_new_profile_requires_custody_and_one_recorded_before_the_setting_reads_without_it() -> (
+    None
+):
+    assert TableRules().deck_custody_required is True
+    assert TableRules.model_validate({}).deck_custody_required is True
+    new = event_to_dict(TableOpened(**T, rules=TableRules()))
+    assert new["schema_version"] == 2 and new["rules"]["deck_custody_required"] is True
+    # a table_opened of schema 1, as stored before the setting existed: upcast on read
+    stored = {**new, "schema_version": 1, "rules": dict(new["rules"])}
+    del stored["rules"]["deck_custody_required"]
+    read = parse_event(stored)
+    assert isinstance(read, TableOpened)
+    assert read.schema_version == 2 and read.rules.deck_custody_required is False
+    assert read.rules == TableRules(deck_custody_required=False)
+    changed = {**event_to_dict(RulesChanged(**T, rules=TableRules(version=2), reason="r",
+                                            applies_from_round=1)),
+               "schema_version": 1}  # fmt: skip
+    del changed["rules"]["deck_custody_required"]
+    assert parse_event(changed).rules.deck_custody_required is False  # type: ignore[union-attr]
+    with pytest.raises(DomainError, match="a schema 1 profile has no deck_custody_required"):
+        parse_event({**new, "schema_version": 1})
+
+
+def test_a_table_that_requires_custody_refuses_a_physical_deal_until_a_deck_is_in_use() -> None:
+    table = opened(required=True)
+    to_deal(table)
+    deal = c.DealCards(deck=FULL_DECK, **D)
+    refused(table, deal, "table PG-04 requires deck custody for a physical deal: no deck was rec")
+    refused(table, c.DealCards(hands=[FULL_DECK[i : i + 7] for i in range(0, 49, 7)], **D),
+            "requires deck custody")  # fmt: skip
+    table(c.ReceiveDeck(deck_id="D-1", seal="S1", **F))
+    refused(table, deal, "no deck is in use at table PG-04: nothing to deal")
+    table(c.InspectDeck(deck_id="D-1", card_count=53, inspector="insp-3", **F))
+    refused(table, deal, "no deck is in use at table PG-04: nothing to deal")
+    table(c.PutDeckInUse(deck_id="D-1", **F))
+    table(c.HoldDeck(deck_id="D-1", reason="surveillance review", **F))
+    refused(table, deal, r"deck D-1 is held \(surveillance review\): it cannot be dealt from")
+    table(c.ReleaseDeck(deck_id="D-1", reason="review done", **F))
+    dealt = table(deal)
+    assert dealt == [
+        dealt[0],
+        DeckDealt(table_id=TABLE, actor=DEALER, at=AT, round=1, deck_id="D-1"),
+    ]
+    assert isinstance(dealt[0], StacksDealt) and dealt[0].source == "live"
+
+
+def test_an_electronic_deal_is_the_services_own_draw_and_needs_no_physical_deck() -> None:
+    table = opened(required=True)
+    to_deal(table)
+    dealt = table(c.DealCards(deck=FULL_DECK, source="electronic", actor=SYSTEM, at=AT))
+    assert [e.type for e in dealt] == ["stacks_dealt"]
+    table(c.VoidRound(reason="floor call", **F))
+    ready(table)  # once the table keeps custody, every deal names its deck, electronic or not
+    to_deal(table)
+    assert [e.type for e in table(c.DealCards(deck=FULL_DECK, source="electronic", **D))] == [
+        "stacks_dealt",
+        "deck_dealt",
+    ]
+
+
+def test_a_misdeal_voids_the_round_whatever_the_custody() -> None:
+    table = opened(required=True)
+    to_deal(table)
+    short = list(FULL_DECK[:52])
+    (voided,) = [e for e in table(c.DealCards(deck=short, **D)) if e.type == "round_voided"]
+    assert voided.reason.startswith("misdeal:")  # type: ignore[union-attr]
+
+
+def test_turning_the_requirement_off_is_the_floors_rules_change_with_a_reason() -> None:
+    table = opened(required=True)
+    off = rules(deck_custody_required=False, version=2)
+    refused(table, c.ChangeRules(rules=off, reason="electronic shoe", **D), "dealer")
+    with pytest.raises(DomainError, match="a rules change states its reason"):
+        decide(table.state, c.ChangeRules(rules=off, reason=" ", **F))
+    to_deal(table)  # round 1 started under version 1: the change applies from round 2
+    (changed,) = table(c.ChangeRules(rules=off, reason="dealt by the shuffler's reader", **F))
+    assert isinstance(changed, RulesChanged) and changed.applies_from_round == 2
+    refused(table, c.DealCards(deck=FULL_DECK, **D), "requires deck custody")
+    table(c.VoidRound(reason="floor call", **F))
+    to_deal(table)
+    assert [e.type for e in table(c.DealCards(deck=FULL_DECK, **D))] == ["stacks_dealt"]

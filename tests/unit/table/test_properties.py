@@ -66,6 +66,8 @@ def profiles(draw: st.DrawFn) -> TableRules:
             "queen_high_pai_gow": draw(st.sampled_from(["push", "banker_wins"])),
             "side_bets": side_bet_rules(draw(st.sets(st.sampled_from(SIDE_BETS)))),
             "side_bet_limits": {"min_bet": 100, "max_bet": draw(st.sampled_from([500, 5_000]))},
+            # R20: required, a live deal without a deck in use is refused (nothing emitted)
+            "deck_custody_required": draw(st.booleans()),
         }
     )
 

@@ -114,7 +114,7 @@ def test_the_empty_state_round_trips() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d.update(format=2), "format 2"),
+        (lambda d: d.update(format=1), "snapshot format 1, this code reads 2"),
         (lambda d: d["state"].pop("balances"), "the fields of TableState"),
         (lambda d: d["state"].update(extra=1), "the fields of TableState"),
         (lambda d: d["state"].update(version="12"), "state.version: '12' is not a <class 'int'>"),
