@@ -77,7 +77,7 @@ def history(url: str, key_file: Path, tables: int, rounds: int) -> float:
 
 
 async def measure(url: str, requests: int, tables: int, rounds: int) -> dict[str, Any]:
-    from adapters.http.keys import SqlKeyStore
+    from adapters.operators.keys import SqlKeyStore
     from adapters.http.server import build_app
 
     app = build_app(url, verify=False)

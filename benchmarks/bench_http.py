@@ -54,7 +54,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.http.keys import SqlKeyStore  # noqa: E402
+from adapters.operators.keys import SqlKeyStore  # noqa: E402
 from adapters.logging import configure_logging  # noqa: E402
 from adapters.store import migrate, open_store  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402

@@ -1,10 +1,12 @@
 """``paigow service``: the service's change control (R5/R19).
 
-- ``paigow service authorise-version VERSION --reason TEXT --floor ID [--db URL]``: a floor
-  supervisor authorises software ``VERSION`` to run, before it runs: one JSON line, the
-  authorisation (``position``, ``version``, ``reason``, ``authorised_by``, ``at``). ``paigow serve``
-  and ``paigow simulate`` refuse to start under a version other than the log's last start until one
-  is recorded (the first start of a new database needs none).
+- ``paigow service authorise-version VERSION --reason TEXT [--db URL]``: a floor supervisor
+  (the API key of ``--key-file FILE`` or ``$PAIGOW_API_KEY``, ``adapters/cli/operator.py``; the
+  old ``--floor ID`` is still accepted and must name the key's actor) authorises software
+  ``VERSION`` to run, before it runs: one JSON line, the authorisation (``position``,
+  ``version``, ``reason``, ``authorised_by``, ``at``). ``paigow serve`` and ``paigow simulate``
+  refuse to start under a version other than the log's last start until one is recorded (the
+  first start of a new database needs none).
 - ``paigow service versions [--db URL]``: one JSON line per authorisation and per version change,
   in log order (``event``: ``software_version_authorised`` or ``software_version_changed``).
 
@@ -18,6 +20,8 @@ import argparse
 import json
 import sys
 from typing import Any
+
+from adapters.cli.operator import add_key_options
 
 URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 _KINDS = ("software_version_authorised", "software_version_changed")
@@ -33,9 +37,10 @@ def register(subparsers: Any) -> None:
     authorise.add_argument("version", metavar="VERSION")
     authorise.add_argument("--reason", required=True, help="why (recorded in the system event)")
     authorise.add_argument(
-        "--floor", required=True, metavar="ID", help="the floor supervisor who authorises it"
+        "--floor", metavar="ID", help="the floor supervisor who authorises it (the key's actor)"
     )
     authorise.add_argument("--db", metavar="URL", help=URL_HELP)
+    add_key_options(authorise)
     authorise.set_defaults(handler=run_authorise)
 
     versions = verbs.add_parser("versions", help="authorisations and version changes, in order")
@@ -55,15 +60,16 @@ def _open_store(url: str | None) -> Any:
 
 
 def run_authorise(args: argparse.Namespace) -> int:
+    from adapters.cli.operator import authenticate
     from adapters.clock import system_clock
     from adapters.software_versions import VersionAuthorisationError, authorise
     from table_core.ports import Actor
 
     store = _open_store(args.db)
     try:
-        record = authorise(
-            store, args.version, args.reason, Actor(args.floor, "floor"), system_clock()
-        )
+        key = authenticate(store, args, "service authorise-version", {"--floor": args.floor})
+        actor = Actor(key.actor_id, key.role)
+        record = authorise(store, args.version, args.reason, actor, system_clock())
     except VersionAuthorisationError as error:
         print(f"paigow service: {error}", file=sys.stderr)
         return 2

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.store import open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW, Run

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW

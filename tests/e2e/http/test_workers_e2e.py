@@ -23,7 +23,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW, Run
