@@ -76,7 +76,7 @@ def start_check(events: Iterable[tuple[int, str, Mapping[str, Any]]], version: s
         raise VersionNotAuthorised(
             f"software version {version} is not authorised (the log last ran {last}): a floor "
             f"supervisor authorises it first with `paigow service authorise-version {version} "
-            "--reason TEXT --floor ID` (R5/R19); nothing was written"
+            "--reason TEXT --key-file FLOOR-KEY` (R5/R19); nothing was written"
         )
     return StartCheck(last, authorisation)
 

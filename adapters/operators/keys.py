@@ -109,13 +109,17 @@ def _by(by: Actor | None) -> dict[str, str]:
 class KeyStore:
     """The keys beside ``store``: their events on its system stream, their rows here.
 
-    ``on_untagged``: told when the system stream holds an event the store did not append."""
+    ``on_untagged``: told when the system stream holds an event the store did not append;
+    ``public_key``: the casino's, for a store without its signing key (``ledger.py``)."""
 
     def __init__(
-        self, store: EventStore, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+        self,
+        store: EventStore,
+        on_untagged: Callable[[UntaggedEvents], Any] | None = None,
+        public_key: bytes | None = None,
     ) -> None:
         self.store = store
-        self.ledger = KeyLedger(store, on_untagged)
+        self.ledger = KeyLedger(store, on_untagged, public_key)
         self._system = SystemStream(store)
         self._write = threading.Lock()
 
@@ -153,8 +157,8 @@ class KeyStore:
 
     def unbacked_row(self, token: str) -> bool:
         """Whether ``token`` has a row that says active though the log does not (asked after a
-        failed lookup): an INSERTed key, or a revoked one whose row was edited back to life. R5/R19: refused all the same;
-        the caller says so in its log line and records the failure."""
+        failed lookup): an INSERTed key, or a revoked one whose row was edited back to life.
+        R5/R19: refused all the same; the caller says so and records the failure."""
         return self._active_row(token_hash(token))
 
     def get(self, key_id: str) -> ApiKey | None:
@@ -266,9 +270,12 @@ class MemoryKeyStore(KeyStore):
     """Keys of a ``memory://`` store and of tests: the rows in a dict."""
 
     def __init__(
-        self, store: EventStore, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+        self,
+        store: EventStore,
+        on_untagged: Callable[[UntaggedEvents], Any] | None = None,
+        public_key: bytes | None = None,
     ) -> None:
-        super().__init__(store, on_untagged)
+        super().__init__(store, on_untagged, public_key)
         self.rows: dict[str, ApiKey] = {}
 
     def _insert_row(self, digest: str, key: ApiKey) -> None:
@@ -296,9 +303,12 @@ class SqlKeyStore(KeyStore):
     """Keys of a SQL store: the rows in its ``api_keys`` table (migration ``0003_api_keys``)."""
 
     def __init__(
-        self, store: Any, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+        self,
+        store: Any,
+        on_untagged: Callable[[UntaggedEvents], Any] | None = None,
+        public_key: bytes | None = None,
     ) -> None:
-        super().__init__(store, on_untagged)
+        super().__init__(store, on_untagged, public_key)
         self.engine = store.engine
 
     def _insert_row(self, digest: str, key: ApiKey) -> None:
@@ -346,9 +356,11 @@ class SqlKeyStore(KeyStore):
 
 
 def key_store_for(
-    store: object, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+    store: object,
+    on_untagged: Callable[[UntaggedEvents], Any] | None = None,
+    public_key: bytes | None = None,
 ) -> KeyStore:
     """The key store beside an event store: its database, or a dict for ``memory://``."""
     if getattr(store, "engine", None) is None:
-        return MemoryKeyStore(store, on_untagged)  # type: ignore[arg-type]
-    return SqlKeyStore(store, on_untagged)
+        return MemoryKeyStore(store, on_untagged, public_key)  # type: ignore[arg-type]
+    return SqlKeyStore(store, on_untagged, public_key)

@@ -10,7 +10,8 @@ state, and it takes only events the store itself appended:
   after the last checkpoint that holds must carry a valid append tag (``store.verify_tags``); the
   first one that does not stops the fold there (nothing after it is taken) and is reported;
 - without it (``paigow serve --read-only``): only events up to the newest checkpoint whose
-  signature the store's public key verifies.
+  signature the store's public key verifies (a SQLite file's ``.pub`` beside it, else the
+  ``public_key`` setting, ``PAIGOW_PUBLIC_KEY``); with neither, no key is trusted.
 
 So an ``api_keys`` row INSERTed or edited behind the store's back (a token hash of the insider's
 choosing, a dealer made floor, a revoked key revived) authenticates nothing, and neither does an
@@ -64,10 +65,14 @@ class KeyLedger:
     service then records ``verification_failed`` and refuses commands)."""
 
     def __init__(
-        self, store: EventStore, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+        self,
+        store: EventStore,
+        on_untagged: Callable[[UntaggedEvents], Any] | None = None,
+        public_key: bytes | None = None,
     ) -> None:
         self.store = store
         self.on_untagged = on_untagged
+        self.public_key = getattr(store, "public_key", None) or public_key
         self._version = 0
         self._keys: dict[str, LoggedKey] = {}  # by key id
         self._by_hash: dict[str, str] = {}  # token hash -> key id
@@ -160,7 +165,7 @@ class KeyLedger:
     def _sealed_position(self) -> int:
         """The newest checkpoint's position when the store's public key verifies its signature
         (a store without the signing key); 0 when there is none or no public key."""
-        public = getattr(self.store, "public_key", None)
+        public = self.public_key
         last = getattr(self.store, "last_checkpoint", None)
         checkpoint = last() if callable(last) else None
         if public is None or checkpoint is None:

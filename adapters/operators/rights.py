@@ -5,7 +5,7 @@ command of the CLI that has no endpoint (``purge``, the keys'). ``CLI_COMMANDS``
 operation each writing CLI command performs, so ``paigow table fill`` is checked against exactly
 the row ``POST /tables/{id}/fill`` is. ``SIGNERS``: the operations a slip records, with the roles
 that sign it, one authenticated key each. docs/regulatory.md (R19) prints this matrix, and
-``tests/integration/test_rights_matrix.py`` proves it on both paths.
+``tests/integration/http/test_rights_matrix.py`` proves it on both paths.
 
 The split of duties: a dealer runs the round; the floor supervisor changes rules (with a reason),
 voids rounds, handles the bank's rotation, opens and closes a gaming day (the dealer co-signs),

@@ -54,7 +54,7 @@ def signers(
         raise SignersRefused(
             422,
             f"{what} is signed by {', '.join(roles)}, each with a key of their own: "
-            f"the {', '.join(missing)} key{'s are' if len(missing) > 1 else ' is'} missing",
+            f"the {' and '.join(missing)} key{'s are' if len(missing) > 1 else ' is'} missing",
         )
     people: dict[str, str] = {}
     for role in roles:

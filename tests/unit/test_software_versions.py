@@ -59,5 +59,6 @@ def test_a_change_consumes_it() -> None:
 def test_an_unauthorised_change_names_the_command_to_run() -> None:
     with pytest.raises(VersionNotAuthorised) as refused:
         start_check([started(1, "0.1.0"), authorised(2, "0.2.0", "x")], "0.3.0")
-    assert "`paigow service authorise-version 0.3.0 --reason TEXT --floor ID`" in str(refused.value)
+    hint = "`paigow service authorise-version 0.3.0 --reason TEXT --key-file FLOOR-KEY`"
+    assert hint in str(refused.value)
     assert "(the log last ran 0.1.0)" in str(refused.value)

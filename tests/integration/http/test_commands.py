@@ -3,6 +3,8 @@ rule, 409 with the current version, 401), idempotent retries; nothing is written
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from table_core.cards import FULL_DECK, card_text

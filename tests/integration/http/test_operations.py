@@ -21,8 +21,8 @@ from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
 from adapters.http.app import create_app
-from adapters.operators.keys import MemoryKeyStore, key_store_for
 from adapters.metrics import MeteredStore
+from adapters.operators.keys import MemoryKeyStore, key_store_for
 from adapters.service import TableService
 from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer

@@ -1,6 +1,6 @@
 """The role matrix (issue 10): every endpoint x every role, allowed or 403; a 403 is logged with
 the actor. The expected matrix is written out here, apart from adapters/operators/rights.py (which
-``tests/integration/test_rights_matrix.py`` proves on both ways in): ``security``, the key
+``tests/integration/http/test_rights_matrix.py`` proves on both ways in): ``security``, the key
 officer, reads what everyone reads and gives no command."""
 
 from __future__ import annotations

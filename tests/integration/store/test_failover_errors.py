@@ -78,7 +78,8 @@ def test_http_answers_store_unavailable_with_retry_after() -> None:
     from adapters.operators.keys import MemoryKeyStore
 
     # The keys over a store of their own: this one refuses every append, a key's creation too.
-    api = build_api(Failing(Signer.generate()), MemoryKeyStore(InMemoryEventStore(Signer.generate())))
+    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))
+    api = build_api(Failing(Signer.generate()), keys)
     response = api.post("floor", "/open", {})
     assert response.status_code == 503
     assert response.headers["Retry-After"] == "1"
