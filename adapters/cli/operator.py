@@ -75,9 +75,10 @@ def given_token(args: argparse.Namespace) -> str | None:
 
 
 def key_store(store: Any) -> Any:
-    from adapters.operators.keys import key_store_for
+    from adapters.operators.keys import key_store_for, public_key_setting
+    from adapters.settings import load_settings
 
-    return key_store_for(store)
+    return key_store_for(store, public_key=public_key_setting(load_settings().public_key))
 
 
 def _failed(store: Any, command: str, token: str) -> None:
@@ -86,6 +87,8 @@ def _failed(store: Any, command: str, token: str) -> None:
     from adapters.operators.keys import presented_key_id
     from adapters.system_stream import SystemStream
 
+    if getattr(store, "signer", None) is None:
+        return  # unsealed, it could not be told from an insider's: the refusal says it all
     with contextlib.suppress(Exception):  # a store that cannot take it: the refusal stands
         SystemStream(store).authentication_failed(
             system_clock(),
@@ -98,6 +101,11 @@ def _failed(store: Any, command: str, token: str) -> None:
 
 def _unknown(keys: Any, token: str, what: str) -> str:
     """The refusal of a key the log does not know; one whose row exists says so (R5/R19)."""
+    if keys.ledger.public_key is None and getattr(keys.store, "signer", None) is None:
+        return (
+            f"{what} cannot be checked: the keys are what the sealed log says, and neither the "
+            "signing key (PAIGOW_SIGNING_KEY) nor the public key (PAIGOW_PUBLIC_KEY) is given"
+        )
     if keys.unbacked_row(token):
         return (
             f"{what} is not one the log records (its api_keys row was written behind the "

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
 
@@ -27,11 +26,10 @@ from adapters.bootstrap import wire
 from adapters.collector import quiet_collector
 from adapters.http.app import create_app
 from adapters.logging import configure_logging, get_logger
-from adapters.operators.keys import key_store_for
+from adapters.operators.keys import key_store_for, public_key_setting
 from adapters.settings import Settings, load_settings
 from adapters.software_versions import require_authorised
 from table_core.dealing import DeckAndDiceSource
-from table_core.ports import StoreError
 
 #: The uvicorn import string of the workers' app factory.
 WORKER_APP = "adapters.http.server:worker_app"
@@ -97,25 +95,12 @@ def build_app(
 
     # A key event the store did not append (an insider's INSERT) stops the keys' fold and is
     # the service's ``verification_failed``, as an untagged table event is (ledger.py).
-    keys = key_store_for(store, service.note_untagged, _public_key(settings.public_key))
+    keys = key_store_for(store, service.note_untagged, public_key_setting(settings.public_key))
     app = create_app(service, keys, lifespan=lifespan, fast_commands=settings.http_fast_path)
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.
         app.state.audit_url = wired.url.render_as_string(hide_password=False)
     return app
-
-
-def _public_key(path: str | None) -> bytes | None:
-    """The casino's public key (``PAIGOW_PUBLIC_KEY``): how a server without the signing key
-    checks which API keys the sealed log records (adapters/operators/ledger.py)."""
-    if not path:
-        return None
-    from eventlog.keys import load_public_key
-
-    try:
-        return load_public_key(Path(path).read_bytes())
-    except (OSError, ValueError) as error:
-        raise StoreError(f"cannot read the public key {path}: {error}") from None
 
 
 def worker_app() -> FastAPI:

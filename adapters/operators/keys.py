@@ -355,6 +355,21 @@ class SqlKeyStore(KeyStore):
             return [(row[0], ApiKey(*row[1:])) for row in conn.execute(query)]
 
 
+def public_key_setting(path: str | None) -> bytes | None:
+    """The casino's public key from the ``public_key`` setting (``PAIGOW_PUBLIC_KEY``, a PEM or
+    hex file): how a process without the signing key checks which keys the sealed log records."""
+    if not path:
+        return None
+    from pathlib import Path
+
+    from eventlog.keys import load_public_key
+
+    try:
+        return load_public_key(Path(path).read_bytes())
+    except (OSError, ValueError) as error:
+        raise StoreError(f"cannot read the public key {path}: {error}") from None
+
+
 def key_store_for(
     store: object,
     on_untagged: Callable[[UntaggedEvents], Any] | None = None,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from fastapi.testclient import TestClient
 
 from adapters.cli.main import main
@@ -29,6 +30,14 @@ from .conftest import Casino, _casino
 NOW = datetime(2026, 11, 28, 9, 0, tzinfo=UTC)
 #: The insider's own token: its hash is what they write into ``api_keys``.
 FORGED = "pgw_" + "m" * 43
+
+
+@pytest.fixture(autouse=True)
+def _logging_kept() -> Iterator[None]:
+    """Commands run in process may configure logging onto the captured stderr: put it back."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 @pytest.fixture

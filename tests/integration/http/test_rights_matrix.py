@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 
 from adapters.cli.main import build_parser, main
 from adapters.operators.rights import CLI_COMMANDS, READS, RIGHTS, ROLES, refusal
@@ -66,6 +67,15 @@ def _key_commands(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()) 
 
 def test_the_cli_commands_that_act_as_an_operator_are_the_matrixs() -> None:
     assert sorted(_key_commands(build_parser())) == sorted(CLI_COMMANDS)
+
+
+@pytest.fixture(autouse=True)
+def _logging_kept() -> Iterator[None]:
+    """The commands run in process configure logging onto this test's captured stderr: the
+    configuration is put back, so later tests do not write to a closed stream."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from adapters.clock import SteppingClock
 from adapters.operators.keys import key_store_for
@@ -99,10 +100,11 @@ def test_a_fill_signed_short_is_refused_and_writes_nothing(
     _open(api, "PG-1")
     before = api.version()
     body = {"slip": "F-9", "chips": CHIPS, "signatures": signatures(api)}
-    answer = api.post(role, "/fill", body)
+    with capture_logs() as logs:
+        answer = api.post(role, "/fill", body)
     assert answer.status_code == status, answer.text
     assert says in answer.json()["message"]
-    assert "pgw_" not in answer.text  # no token is ever answered back
+    assert "pgw_" not in answer.text and "pgw_" not in str(logs)  # no token answered or logged
     assert api.version() == before
 
 
