@@ -84,7 +84,16 @@ def _http(casino: Casino) -> tuple[TestClient, TableService]:
     return TestClient(create_app(service, keys, fast_commands=False)), service
 
 
-def _cli(casino: Casino, capsys: Any, key: Path) -> tuple[int, str]:
+def _cli(
+    casino: Casino, capsys: Any, key: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str]:
+    """``paigow service authorise-version`` as the key in ``key``, run by the casino (its signing
+    key in ``PAIGOW_SIGNING_KEY``: without it no key can be checked, nor a failure recorded)."""
+    signing = key.with_name("signing.pem")
+    if not signing.exists():
+        signing.write_bytes(casino.store.signer.private_pem())
+        signing.chmod(0o600)
+    monkeypatch.setenv("PAIGOW_SIGNING_KEY", str(signing))
     capsys.readouterr()
     status = main(
         [
@@ -110,7 +119,7 @@ def _key_file(tmp_path: Path, token: str) -> Path:
 
 
 def test_an_inserted_key_row_authenticates_nothing(
-    keyed: Casino, tmp_path: Path, capsys: Any
+    keyed: Casino, tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _insert_row(keyed, FORGED, "mallory", "floor")
     keys = SqlKeyStore(keyed.store)
@@ -122,7 +131,7 @@ def test_an_inserted_key_row_authenticates_nothing(
     headers = {"Authorization": f"Bearer {FORGED}", "Idempotency-Key": "forged-1"}
     answer = client.post("/tables/PG-9/open", json={}, headers=headers)
     assert (answer.status_code, answer.json()["error"]) == (401, "unauthorized")
-    status, err = _cli(keyed, capsys, _key_file(tmp_path, FORGED))
+    status, err = _cli(keyed, capsys, _key_file(tmp_path, FORGED), monkeypatch)
     assert status == 2
     assert err == (
         "paigow: this API key is not one the log records (its api_keys row was written behind "
@@ -159,7 +168,7 @@ def test_a_role_or_a_revocation_edited_in_the_row_changes_nothing(keyed: Casino)
 
 
 def test_an_inserted_key_creation_event_is_refused_and_named(
-    keyed: Casino, tmp_path: Path, capsys: Any
+    keyed: Casino, tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The insider writes ``api_key_created`` for their own token by the published recipe (no
     key, so no append tag and no seal) and its row: the key authenticates nothing, the service
@@ -191,7 +200,7 @@ def test_an_inserted_key_creation_event_is_refused_and_named(
         e.payload for e in keyed.store.read_stream(SYSTEM_STREAM) if e.type == "verification_failed"
     ]
     assert [(f["position"], f["problem"]) for f in failed] == [(position, "untagged")]
-    status, err = _cli(keyed, capsys, _key_file(tmp_path, FORGED))
+    status, err = _cli(keyed, capsys, _key_file(tmp_path, FORGED), monkeypatch)
     assert status == 2 and "refused, and recorded" in err
     capsys.readouterr()
     audited = main(["audit", "verify", "--db", keyed.url, "--format", "json"])
