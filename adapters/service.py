@@ -241,6 +241,11 @@ class TableService(BatchExecution):
         self.refusing = self._tampered
         return self._tampered
 
+    def note_untagged(self, error: UntaggedEvents) -> None:
+        """Another reader of the store (the API keys' fold of the system stream) met an event
+        no holder of the key appended: the same as a table meeting one."""
+        self._untagged(error)
+
     def _log_tampered(self, error: UntaggedEvents, table_id: str) -> LogTampered:
         """What a command that met an untagged event raises (HTTP 503 ``log_tampered``)."""
         self._held_tables.mark_stale(table_id)

@@ -108,7 +108,8 @@ def start_check(events: Events, digest: str) -> StartCheck:
         raise VersionNotAuthorised(
             f"the running code (digest {digest}) is not authorised (the log last ran "
             f"{last.described()}): a floor supervisor authorises it first with `paigow service "
-            f"authorise-version {digest} --reason TEXT --floor ID` (R5/R19); nothing was written"
+            f"authorise-version {digest} --reason TEXT --key-file FLOOR-KEY` (R5/R19); nothing "
+            "was written"
         )
     return StartCheck(last, authorisation)
 

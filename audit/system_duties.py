@@ -17,6 +17,14 @@ position order:
   (``rng.draws_from``: ``os.urandom``). After a start naming another source (a seeded simulation,
   a test's fixed decks) or none (a start recorded before sources were named), deals are neither
   judged nor remembered until a start names a cryptographic source again.
+- R19, who signed: once the log binds API keys to their tokens (the first ``api_key_created``
+  with a ``key_hash``), every event a person caused, on a table or the system stream, names as its
+  actor an active key's actor in that key's role at that point of the log, as the
+  ``api_key_created``, ``api_key_role_changed`` and ``api_key_revoked`` events before it say; so
+  does every signer a slip names (a gaming day's dealer; a fill's or credit's requester, issuer
+  and receiver). A key created with no key (``bootstrap``) while another was active is a finding
+  too. A log whose head was purged is not checked (its keys' creations are in the archive, which
+  is).
 - R17 + R20, a disputed round's deck is held: when ``dispute_opened`` is recorded, every deck that
   dealt one of its rounds (``deck_dealt``) is held (by this dispute or an earlier hold) or was
   destroyed before; otherwise a finding names the dispute, the round and the deck. A deck released
@@ -48,6 +56,15 @@ CRYPTOGRAPHIC_SOURCES = frozenset({"os.urandom"})
 TABLE_TYPES = frozenset(
     {"deck_dealt", "deck_held", "deck_released", "deck_retired", "stacks_dealt"}
 )
+#: The roles of API keys (adapters/operators/rights.py): an actor in one of them is a person.
+KEY_ROLES = frozenset({"dealer", "floor", "cage", "auditor", "count", "security"})
+#: Table events that name signers besides their actor, and the payload fields naming them.
+SIGNER_FIELDS: dict[str, tuple[str, ...]] = {
+    "gaming_day_opened": ("dealer",),
+    "gaming_day_closed": ("dealer",),
+    "tray_filled": ("requested_by", "issued_by", "received_by"),
+    "tray_credited": ("requested_by", "issued_by", "received_by"),
+}
 
 
 class SystemDuties:
@@ -70,10 +87,19 @@ class SystemDuties:
         self._held: dict[tuple[str, str], str | None] = {}  # (table, deck) -> hold's dispute
         self._destroyed: set[tuple[str, str]] = set()
         self._open: set[str] = set()  # disputes open
+        # R19: the active keys the log records so far: key id -> (actor, role), and how many
+        # active keys each (actor, role) has. ``_keyed``: from the first key bound to a token.
+        self._keys: dict[str, tuple[str, str]] = {}
+        self._people: dict[tuple[str, str], int] = {}
+        self._keyed = False
 
     def table_row(self, row: Sequence[Any], payload: Mapping[str, Any] | None) -> None:
         if self._first is None and type(row[0]) is int:
             self._first = row[0]
+        if self._keyed:
+            if payload is None and row[3] in SIGNER_FIELDS:
+                payload = payload_of(row)
+            self._signed(row, payload)
         if row[3] not in TABLE_TYPES:
             return
         if payload is None:
@@ -102,7 +128,11 @@ class SystemDuties:
             self._first = row[0]
         kind = row[3]
         self.retention.system_row(row, payload)
-        if kind == "software_version_authorised":
+        if self._keyed:
+            self._signed(row, None)
+        if kind in ("api_key_created", "api_key_revoked", "api_key_role_changed"):
+            self._key_event(row, kind, payload)
+        elif kind == "software_version_authorised":
             digest = payload.get("digest") or str(payload["version"]).lower()
             if is_digest(str(digest)):  # as adapters/software_versions.authorised_digest
                 self._waiting[("digest", str(digest))] = row[0]
@@ -116,6 +146,59 @@ class SystemDuties:
             self._dispute_opened(row, payload)
         elif kind == "dispute_closed":
             self._open.discard(str(payload["dispute_id"]))
+
+    # --- R19: who signed ------------------------------------------------------------------------
+
+    def _key_event(self, row: Sequence[Any], kind: str, payload: Mapping[str, Any]) -> None:
+        key_id = str(payload.get("key_id"))
+        if kind == "api_key_created":
+            if not payload.get("key_hash"):
+                return  # a key the log did not bind to its token: it authenticates nothing
+            if self._first != 1:
+                return  # the head was purged: the keys before it are the archive's to check
+            if row[8] == "bootstrap" and self._people:
+                self._note(row, "R19", f"key {key_id} was created without a key, keys being active")
+            self._keyed = True
+            self._add(key_id, (str(payload.get("key_actor")), str(payload.get("role"))))
+            return
+        held = self._keys.pop(key_id, None)
+        if held is None:
+            return
+        self._drop(held)
+        if kind == "api_key_role_changed":
+            self._add(key_id, (held[0], str(payload.get("new_role"))))
+
+    def _add(self, key_id: str, person: tuple[str, str]) -> None:
+        self._keys[key_id] = person
+        self._people[person] = self._people.get(person, 0) + 1
+
+    def _drop(self, person: tuple[str, str]) -> None:
+        left = self._people.get(person, 0) - 1
+        if left > 0:
+            self._people[person] = left
+        else:
+            self._people.pop(person, None)
+
+    def _signed(self, row: Sequence[Any], payload: Mapping[str, Any] | None) -> None:
+        """Each person the row names as its actor or a signer holds an active key of that role
+        (the actor of a row whose payload does not read is the chain's and envelope's matter)."""
+        if row[8] in KEY_ROLES and (row[7], row[8]) not in self._people:
+            self._note(row, "R19", f"{row[7]} ({row[8]}) held no active {row[8]} key then")
+        fields = SIGNER_FIELDS.get(row[3])
+        if fields is None or payload is None:
+            return
+        for field in fields:
+            signer = payload.get(field)
+            if not isinstance(signer, Mapping):
+                continue
+            person = (str(signer.get("id")), str(signer.get("role")))
+            if person not in self._people:
+                self._note(
+                    row,
+                    "R19",
+                    f"{row[3]}: its {field}, {person[0]} ({person[1]}), held no active "
+                    f"{person[1]} key then",
+                )
 
     def _version_changed(self, row: Sequence[Any], payload: Mapping[str, Any]) -> None:
         digest = payload.get("new_digest")

@@ -77,13 +77,13 @@ def history(url: str, key_file: Path, tables: int, rounds: int) -> float:
 
 
 async def measure(url: str, requests: int, tables: int, rounds: int) -> dict[str, Any]:
-    from adapters.http.keys import SqlKeyStore
     from adapters.http.server import build_app
+    from adapters.operators.keys import SqlKeyStore
 
     app = build_app(url, verify=False)
-    token = SqlKeyStore(app.state.service.store.engine).create(
-        "floor-bench", "floor", datetime.now(UTC)
-    )[1]
+    token = SqlKeyStore(app.state.service.store).create("floor-bench", "floor", datetime.now(UTC))[
+        1
+    ]
     middle = f"PG-{max(tables // 2, 1):02d}"
     pages = {
         "pit": "/floor/pit",

@@ -54,8 +54,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.http.keys import SqlKeyStore  # noqa: E402
 from adapters.logging import configure_logging  # noqa: E402
+from adapters.operators.keys import SqlKeyStore  # noqa: E402
 from adapters.store import migrate, open_store  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
 
@@ -383,7 +383,7 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         key_file.write_bytes(Signer.generate().private_pem())
         key_file.chmod(0o600)  # a key its group or others can read is refused
         store = open_store(url, signing_key=key_file)
-        keys = SqlKeyStore(store.engine)  # type: ignore[union-attr]
+        keys = SqlKeyStore(store)
         now = datetime.now(UTC)
         tokens = {
             role: keys.create(f"{role}-bench", role, now)[1] for role in ("dealer", "floor", "cage")

@@ -41,14 +41,19 @@ def _free_port() -> int:
 
 
 def _key(db: str) -> str:
-    """An auditor's key to read the table with (created once per run)."""
-    out = subprocess.run(
-        [sys.executable, "-m", "adapters.cli.main", "keys", "create", "--role", "auditor",
-         "--db", db],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
-    return str(json.loads(out.stdout)["token"])
+    """An auditor's key to read the table with (created once per run, in process: the
+    benchmark is the casino's own tool, and a simulated file has no key officer)."""
+    from datetime import UTC, datetime
+
+    sys.path.insert(0, str(ROOT))
+    from adapters.operators.keys import key_store_for
+    from adapters.store import open_store
+
+    store = open_store(db, create=False)
+    try:
+        return key_store_for(store).create("auditor-bench", "auditor", datetime.now(UTC))[1]
+    finally:
+        store.close()
 
 
 def one_start(db: str, table: str, key: str, snapshots: bool, log: Path) -> dict[str, float]:

@@ -171,12 +171,18 @@ class DisputeClosed(_SystemEvent):
 
 
 class ApiKeyCreated(_SystemEvent):
-    """R5/R19: an API key was created for ``key_actor`` with ``role`` (never the token)."""
+    """R5/R19: an API key was created for ``key_actor`` with ``role`` (never the token).
+
+    ``key_hash``: the token's SHA-256, which binds the key to this event: a key authenticates only
+    when the sealed log records its creation (``adapters/operators/ledger.py``). ``None`` in logs
+    written before, whose keys no longer authenticate. The actor is who created it: a key of the
+    ``security`` role, or ``actor_role`` ``bootstrap`` for a store's first key."""
 
     type: Literal["api_key_created"] = "api_key_created"
     key_id: str
     key_actor: str
     role: str
+    key_hash: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
 
 class ApiKeyRevoked(_SystemEvent):

@@ -11,7 +11,9 @@ checkpoints (issue 17).
 - ``rotate --db URL [--key OLD] --out NEW``: a new key whose public half the OLD key signs into a
   ``signing_key_rotated`` event of the system stream, sealed by a checkpoint of the old key; every
   later checkpoint must be signed by the new key (set ``PAIGOW_SIGNING_KEY`` to it and restart).
-  A verifier holding the first key follows each rotation (``audit.chain``).
+  A verifier holding the first key follows each rotation (``audit.chain``). It acts as a
+  ``security`` API key (``--key-file FILE`` or ``$PAIGOW_API_KEY``, ``adapters/cli/operator.py``),
+  whose actor the event records.
 
 A private key file its group or others can read is refused with one line (``eventlog.keys``).
 """
@@ -52,6 +54,9 @@ def register(verbs: Any, url_help: str) -> None:
     rotate.add_argument("--db", metavar="URL", help=url_help)
     rotate.add_argument("--key", metavar="FILE", help="the OLD key (default: $PAIGOW_SIGNING_KEY)")
     rotate.add_argument("--out", metavar="FILE", required=True, help="the NEW key to write")
+    from adapters.cli.operator import add_key_options
+
+    add_key_options(rotate)
     rotate.set_defaults(handler=run_rotate)
 
 
@@ -153,6 +158,7 @@ def run_export_public(args: argparse.Namespace) -> int:
 
 
 def run_rotate(args: argparse.Namespace) -> int:
+    from adapters.cli.operator import authenticate
     from adapters.clock import system_clock
     from adapters.store import open_store
     from adapters.system_stream import SystemStream
@@ -160,7 +166,13 @@ def run_rotate(args: argparse.Namespace) -> int:
     from eventlog.system_events import SigningKeyRotated
 
     old = _signer(_key_file(args.key))
-    new, public = _new_key(args.out)
+    store = open_store(args.db, signing_key=old, create=False)  # never a new database
+    try:
+        operator = authenticate(store, args, "keys signing rotate")
+        new, public = _new_key(args.out)
+    except BaseException:
+        store.close()
+        raise
     now = system_clock()
     signed_at = format_time(now)
     from eventlog.canonical import key_rotation_message
@@ -175,9 +187,10 @@ def run_rotate(args: argparse.Namespace) -> int:
         new_public_key=new.public_raw.hex(),
         signed_at=signed_at,
         signature=signature,
+        actor_id=operator.actor_id,
+        actor_role=operator.role,
     )
     try:
-        store = open_store(args.db, signing_key=old, create=False)  # never a new database
         try:
             recorded = SystemStream(store).append([event], checkpoint=True)
             # The new key cannot check the old key's tags (issue 17): it requires its own from

@@ -18,9 +18,9 @@ from adapters.http.auth_failures import FailureLimiter
 from adapters.http.body_limit import BodyLimit
 from adapters.http.command_runner import CommandRunner
 from adapters.http.fast import FastCommands
-from adapters.http.keys import KeyStore
 from adapters.http.observe import Observe
 from adapters.metrics import store_registry
+from adapters.operators.keys import KeyStore
 from adapters.service import TableService
 from adapters.store.migrate import head_revision
 from eventlog.provenance import software_version

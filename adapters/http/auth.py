@@ -16,11 +16,10 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
-from adapters.http.auth_failures import presented_key_id
 from adapters.http.errors import ApiProblem
-from adapters.http.keys import ApiKey, KeyStore
-from adapters.http.rights import RIGHTS
 from adapters.logging import get_logger
+from adapters.operators.keys import ApiKey, KeyStore, presented_key_id
+from adapters.operators.rights import RIGHTS, refusal
 
 log = get_logger(component="http")
 
@@ -45,9 +44,17 @@ async def caller(
     if credentials is None or not credentials.credentials:
         await record_failure(request, None)
         raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
-    key = await run_in_threadpool(_keys(request).lookup, credentials.credentials)
+    keys = _keys(request)
+    key = await run_in_threadpool(keys.lookup, credentials.credentials)
     if key is None:
-        log.warning("unknown_api_key", method=request.method, path=request.url.path)
+        # A row the log does not back (an insider's INSERT) says so in the line (R5/R19).
+        unbacked = await run_in_threadpool(keys.unbacked_row, credentials.credentials)
+        log.warning(
+            "unknown_api_key",
+            method=request.method,
+            path=request.url.path,
+            row_not_in_log=unbacked,
+        )
         await record_failure(request, credentials.credentials)
         raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
     request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
@@ -77,12 +84,14 @@ Caller = Annotated[ApiKey, Depends(caller)]
 
 def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
     """A dependency admitting the roles ``RIGHTS[operation]`` allows; anyone else gets 403."""
-    roles = RIGHTS[operation]
+    if operation not in RIGHTS:  # at import: every endpoint has its row in the matrix
+        raise KeyError(f"{operation} has no row in adapters/operators/rights.py")
 
     # ``async``: a pure check, so FastAPI runs it on the event loop instead of handing it to a
     # worker thread (each hand-off costs more than the check).
     async def check(request: Request, key: Caller) -> ApiKey:
-        if key.role not in roles:
+        why = refusal(operation, key.role, f"call {operation}")
+        if why is not None:
             log.warning(
                 "access_denied",
                 actor=key.actor_id,
@@ -92,12 +101,7 @@ def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
                 method=request.method,
                 path=request.url.path,
             )
-            raise ApiProblem(
-                403,
-                "forbidden",
-                f"the {key.role} role may not call {operation}: "
-                f"it is for {', '.join(sorted(roles))}",
-            )
+            raise ApiProblem(403, "forbidden", why)
         return key
 
     return check

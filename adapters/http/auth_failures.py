@@ -19,8 +19,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from adapters.http.keys import TOKEN_PREFIX, token_hash
-
 #: Addresses remembered at most; past it, those whose window has ended are forgotten first.
 _MAX_CLIENTS = 10_000
 
@@ -61,10 +59,3 @@ class FailureLimiter:
         from that many addresses is already on record once per address)."""
         for client in [c for c, s in self._seen.items() if now - s.recorded_at >= self.window]:
             del self._seen[client]
-
-
-def presented_key_id(token: str | None) -> str | None:
-    """The would-be key id of a token that has a key's form, else ``None``; never the token."""
-    if not token or not token.startswith(TOKEN_PREFIX):
-        return None
-    return token_hash(token)[:12]

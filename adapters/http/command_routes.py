@@ -2,7 +2,9 @@
 
 Every command needs the ``Idempotency-Key`` header (it is the command id: a retry with the same
 key answers the first result and writes nothing) and may carry ``expected_version`` in its body.
-The actor recorded in the events is the API key's actor, in the key's role.
+The actor recorded in the events is the API key's actor, in the key's role. A slip (a fill, a
+credit, a gaming day's opening or closing) is signed by several keys: the request's, and one per
+other signer in the body's ``signatures`` (``books.py``, ``adapters/operators/signers.py``).
 
 ``ROUTES`` describes each command once: its path, operationId, body model and how the body becomes
 a core command. The FastAPI endpoints (the OpenAPI document, and every request the fast path in
@@ -18,14 +20,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from adapters.http.auth import require
-from adapters.http.books import chips as _chips
-from adapters.http.books import open_day as _open_day
-from adapters.http.books import slip as _slip
+from adapters.http import books
+from adapters.http.auth import record_failure, require
 from adapters.http.command_runner import CommandRunner
 from adapters.http.custody_routes import CUSTODY_ROUTES
 from adapters.http.errors import ApiProblem, ErrorBody
-from adapters.http.keys import ApiKey
 from adapters.http.models import (
     TABLE_ID_PATTERN,
     AcceptBankBody,
@@ -51,9 +50,12 @@ from adapters.http.models import (
 from adapters.http.route_spec import CommandRoute
 from adapters.http.route_spec import electronic as _electronic
 from adapters.http.route_spec import route as _route
+from adapters.http.route_spec import signed_route as _signed
 from adapters.http.route_spec import simple as _simple
 from adapters.http.strict_input import STRICT_REFUSAL, read_strictly
 from adapters.http.views import command_body
+from adapters.operators.keys import ApiKey, KeyStore
+from adapters.operators.signers import SignersRefused, signers
 from eventlog.system_events import SYSTEM_STREAM
 from table_core import commands as c
 from table_core.events import Actor
@@ -143,35 +145,33 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         lambda t, b, a, at: c.CashOut(player_id=b.player_id, amount=b.amount, actor=a, at=at),
     ),
     # --- the books (issue 18, R16): the gaming day, the tray, the count, ratings
-    _route(
+    _signed(
         "/gaming-day/open",
         "open_gaming_day",
-        "Open a gaming day with the opener, counted with the dealer (floor)",
+        "Open a gaming day with the opener, counted with the dealer (floor; the dealer signs)",
         OpenGamingDayBody,
-        _open_day,
+        books.OPEN_DAY,
     ),
-    _route(
+    _signed(
         "/gaming-day/close",
         "close_gaming_day",
-        "Close the gaming day with the closer, counted with the dealer (floor)",
+        "Close the gaming day with the closer, counted with the dealer (floor; the dealer signs)",
         CloseGamingDayBody,
-        lambda t, b, a, at: c.CloseGamingDay(
-            closer=_chips(b.closer), dealer=Actor(id=b.dealer, role="dealer"), actor=a, at=at
-        ),
+        books.CLOSE_DAY,
     ),
-    _route(
+    _signed(
         "/fill",
         "fill_tray",
-        "A fill slip: chips from the cage to the tray, between rounds",
+        "A fill slip: chips from the cage to the tray, between rounds (floor, cage, dealer sign)",
         SlipBody,
-        _slip(c.FillTray),
+        books.slip(c.FillTray),
     ),
-    _route(
+    _signed(
         "/credit",
         "credit_tray",
-        "A credit slip: chips from the tray to the cage, between rounds",
+        "A credit slip: chips from the tray to the cage, between rounds (floor, cage, dealer sign)",
         SlipBody,
-        _slip(c.CreditTray),
+        books.slip(c.CreditTray),
     ),
     _route(
         "/count",
@@ -310,10 +310,16 @@ def run_command(
     idempotency_key: str,
     body: Any,
     actor: Actor,
+    signed_by: dict[str, Actor] | None = None,
 ) -> tuple[list[RecordedEvent], bool]:
-    """The blocking part of a command (decide, append), on a worker thread."""
+    """The blocking part of a command (decide, append), on a worker thread. ``signed_by``: a
+    slip's signers by role (``slip_signers``)."""
     expected = None if body is None else body.expected_version
-    build = None if route.build is None else partial(route.build, table_id, body)
+    if route.signed is not None:
+        assert signed_by is not None, "a slip is built with its signers"
+        build: Any = partial(route.signed.build, table_id, body, signed_by)
+    else:
+        build = None if route.build is None else partial(route.build, table_id, body)
     return runner.run(
         table_id, idempotency_key, expected, build, actor=actor, electronic=route.electronic
     )
@@ -331,6 +337,32 @@ def answer(
     )
 
 
+async def slip_signers(
+    request: Request, route: CommandRoute, key: ApiKey, body: Any
+) -> dict[str, Actor]:
+    """R19: a slip's signers, each authenticated by their own key: the request's, and those of
+    ``signatures``. An unknown or revoked one is 401 (recorded as a failed authentication), a
+    key of a role that does not sign this slip 403, a signer missing, twice or one person for two
+    422. No token is ever part of an answer or a log line: a signature is named by its place."""
+    assert route.signed is not None
+    keys: KeyStore = request.app.state.keys
+    others = []
+    for place, signature in enumerate(body.signatures):
+        other = await run_in_threadpool(keys.lookup, signature.token)
+        if other is None:
+            await record_failure(request, signature.token)
+            raise ApiProblem(
+                401, "unauthorized", f"signatures[{place}]: this API key is unknown or revoked"
+            )
+        others.append(other)
+    what, named, fields = route.signed.names(body)
+    try:
+        return signers(route.operation, what, [key, *others], named, fields)
+    except SignersRefused as refused:
+        code = "forbidden" if refused.status == 403 else "invalid_request"
+        raise ApiProblem(refused.status, code, str(refused)) from None
+
+
 async def _command(
     request: Request, route: CommandRoute, table_id: str, idempotency_key: str, body: Any
 ) -> Response:
@@ -340,6 +372,7 @@ async def _command(
     refused = refusal(table_id, idempotency_key)
     if refused is not None:
         raise ApiProblem(422, "invalid_request", refused)
+    signed_by = None if route.signed is None else await slip_signers(request, route, key, body)
     # The endpoints are ``async`` and hand the blocking part (decide, append) to ONE worker
     # thread here: a plain ``def`` endpoint with a response model costs FastAPI two hand-offs
     # (the call, then the response's validation).
@@ -351,6 +384,7 @@ async def _command(
         idempotency_key,
         body,
         Actor(id=key.actor_id, role=key.role),
+        signed_by,
     )
     return answer(table_id, idempotency_key, records, replayed)
 

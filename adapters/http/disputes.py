@@ -22,8 +22,8 @@ from starlette.concurrency import run_in_threadpool
 from adapters import disputes
 from adapters.http.auth import require
 from adapters.http.errors import ApiProblem, ErrorBody
-from adapters.http.keys import ApiKey
 from adapters.http.models import TABLE_ID_PATTERN
+from adapters.operators.keys import ApiKey
 from table_core.ports import Actor
 
 router = APIRouter(tags=["disputes"])

@@ -5,7 +5,8 @@ Through FastAPI, routing among 30 patterns, the middlewares, solving the key's d
 validating the body cost as much CPU as deciding and appending the command. This ASGI middleware
 takes a POST to a command's path itself when everything about it is as it should be:
 
-- the path is a command of ``command_routes.ROUTES`` and the table id fits its pattern;
+- the path is a command of ``command_routes.ROUTES``, not a slip signed by several keys (rare:
+  FastAPI authenticates each signer), and the table id fits its pattern;
 - one ``Authorization: Bearer <token>``, one ``Idempotency-Key`` that fits its pattern;
 - a JSON body that the route's model accepts (or none, where the body is optional);
 - the key is known and its role may give the command (``rights.RIGHTS``).
@@ -38,9 +39,9 @@ from adapters.http.command_routes import (
 )
 from adapters.http.errors import handler_for
 from adapters.http.models import TABLE_ID_PATTERN
-from adapters.http.rights import RIGHTS
 from adapters.http.route_spec import CommandRoute
 from adapters.http.strict_input import STRICT_REFUSAL, read_strictly
+from adapters.operators.rights import RIGHTS
 from table_core.events import Actor
 
 _TABLE_ID = re.compile(TABLE_ID_PATTERN)
@@ -60,7 +61,7 @@ class FastCommands:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = _route_of(scope)
-        if route is None:
+        if route is None or route.signed is not None:  # a slip's signers: FastAPI's (rare)
             await self.app(scope, receive, send)
             return
         table_id = scope["path"][len(_PREFIX) :].partition("/")[0]

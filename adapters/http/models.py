@@ -145,30 +145,64 @@ class ChipsOut(BaseModel):
 ChipList = Annotated[list[ChipsOut], Field(max_length=20)]
 
 
+class Signature(BaseModel):
+    """A co-signer's API key: its token, read to authenticate the signer and never recorded,
+    logged or answered back (only the key's id, actor and role are)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: Annotated[str, Field(pattern=r"^pgw_[A-Za-z0-9_-]{1,200}$")]
+
+
+Signatures = Annotated[
+    list[Signature],
+    Field(
+        default_factory=list,
+        max_length=3,
+        description="The other signers' API keys, one each (R19): the request's key is one "
+        "signer, each of these another; a key's role says which signer it is.",
+    ),
+]
+#: A signer named the old way: if given, it must be the actor of that signer's key.
+SignerName = Annotated[
+    str | None,
+    Field(
+        default=None,
+        pattern=ID_PATTERN,
+        description="Optional: the signer's actor, which must be that signer's key's.",
+    ),
+]
+
+
 class OpenGamingDayBody(_Body):
-    """The opener, counted by the floor supervisor (the key's actor) with the ``dealer``; a table
-    never opened is opened under ``rules`` (default profile)."""
+    """The opener, counted by the floor supervisor (the key's actor) with the dealer (signed by
+    the dealer's key in ``signatures``); a table never opened is opened under ``rules`` (default
+    profile)."""
 
     gaming_day: date
     opener: ChipList
-    dealer: ActorId
+    dealer: SignerName
+    signatures: Signatures
     rules: TableRules | None = None
 
 
 class CloseGamingDayBody(_Body):
     closer: ChipList
-    dealer: ActorId
+    dealer: SignerName
+    signatures: Signatures
 
 
 class SlipBody(_Body):
-    """A fill or credit slip and its three actors: requested by the floor, issued by the cage (a
-    fill) or the dealer (a credit), received by the dealer (a fill) or the cage (a credit)."""
+    """A fill or credit slip, signed by three keys: the floor (requests it), the cage (issues a
+    fill, receives a credit) and the dealer (receives a fill, issues a credit). The request's key
+    is one of them, ``signatures`` the other two."""
 
     slip: Annotated[str, Field(pattern=ID_PATTERN, examples=["F-1001"])]
     chips: ChipList
-    requested_by: ActorId
-    issued_by: ActorId
-    received_by: ActorId
+    requested_by: SignerName
+    issued_by: SignerName
+    received_by: SignerName
+    signatures: Signatures
 
 
 class CountBody(_Body):

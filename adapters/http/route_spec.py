@@ -15,6 +15,18 @@ from table_core.events import Actor
 
 #: (table id, the validated body or None, the actor, the service's time) -> the core's command.
 Builder = Callable[[str, Any, Actor, datetime], c.Command]
+#: (table id, body, each signer's actor by role, the actor, the time) -> a slip's command.
+SignedBuilder = Callable[[str, Any, dict[str, Actor], Actor, datetime], c.Command]
+
+
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """A slip signed by several keys (``rights.SIGNERS``): its body's ``signatures`` carry the
+    co-signers' keys. ``names(body)``: how a person names the slip, and the signers' ids the body
+    gives the old way, by role, with each one's field name (each must be the key's actor)."""
+
+    build: SignedBuilder
+    names: Callable[[Any], tuple[str, dict[str, str | None], dict[str, str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +39,24 @@ class CommandRoute:
     build: Builder | None  # None: ``electronic`` names the service's own deal or dice
     electronic: str | None = None
     doc: str | None = None
+    signed: Signed | None = None
 
 
 def route(
     path: str, operation: str, summary: str, body: Any, build: Builder, doc: str | None = None
 ) -> CommandRoute:
     return CommandRoute(path, operation, summary, body, True, build, doc=doc)
+
+
+def signed_route(
+    path: str, operation: str, summary: str, body: Any, signed: Signed, doc: str | None = None
+) -> CommandRoute:
+    """A slip's route: built once its signers are known (``command_routes.run_command``)."""
+
+    def unsigned(_t: str, _b: Any, _a: Actor, _at: datetime) -> c.Command:
+        raise AssertionError(f"{operation} is built with its signers")
+
+    return CommandRoute(path, operation, summary, body, True, unsigned, doc=doc, signed=signed)
 
 
 def simple(path: str, operation: str, summary: str, make: type[c.Command]) -> CommandRoute:

@@ -25,8 +25,8 @@ from fastapi import FastAPI
 from adapters.bootstrap import wire
 from adapters.collector import quiet_collector
 from adapters.http.app import create_app
-from adapters.http.keys import key_store_for
 from adapters.logging import configure_logging, get_logger
+from adapters.operators.keys import key_store_for, public_key_setting
 from adapters.settings import Settings, load_settings
 from adapters.software_versions import require_authorised
 from table_core.dealing import DeckAndDiceSource
@@ -96,9 +96,10 @@ def build_app(
             store.close()
             log.info("http_stopped")
 
-    app = create_app(
-        service, key_store_for(store), lifespan=lifespan, fast_commands=settings.http_fast_path
-    )
+    # A key event the store did not append (an insider's INSERT) stops the keys' fold and is
+    # the service's ``verification_failed``, as an untagged table event is (ledger.py).
+    keys = key_store_for(store, service.note_untagged, public_key_setting(settings.public_key))
+    app = create_app(service, keys, lifespan=lifespan, fast_commands=settings.http_fast_path)
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.
         app.state.audit_url = wired.url.render_as_string(hide_password=False)

@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from adapters import software_versions
 from adapters.http.auth import require
 from adapters.http.errors import ApiProblem, ErrorBody
-from adapters.http.keys import ApiKey
+from adapters.operators.keys import ApiKey
 from table_core.ports import Actor
 
 router = APIRouter(tags=["service"])

@@ -84,9 +84,19 @@ def chips_of(
 
 
 def _roles(*pairs: tuple[Actor, str, str]) -> None:
+    """Each signer in the role it signs as, and (R19, separation of duties) each another person:
+    one person signing twice is no second signature."""
     for actor, role, what in pairs:
         if actor.role != role:
             raise DomainError(f"the {what} signs as {role}, not {actor.role} ({actor.id})")
+    seen: dict[str, str] = {}
+    for actor, _role, what in pairs:
+        if actor.id in seen:
+            raise DomainError(
+                f"{actor.id} signs as the {seen[actor.id]} and as the {what}: "
+                "each signer is another person (R19)"
+            )
+        seen[actor.id] = what
 
 
 def _between_rounds(state: TableState, action: str) -> None:
@@ -122,7 +132,7 @@ def tray_change(events: Iterable[Event]) -> int:
 def open_gaming_day(state: TableState, cmd: OpenGamingDay) -> list[Event]:
     """Open for a gaming day; a table never opened is opened first (``table_opened``)."""
     require(cmd.actor, FLOOR, "open a gaming day")
-    _roles((cmd.dealer, "dealer", "dealer"))
+    _roles((cmd.actor, "floor", "floor supervisor"), (cmd.dealer, "dealer", "dealer"))
     events: list[Event] = []
     if state.table_id is None:
         if cmd.table_id is None:
@@ -162,7 +172,7 @@ def open_gaming_day(state: TableState, cmd: OpenGamingDay) -> list[Event]:
 
 def close_gaming_day(state: TableState, cmd: CloseGamingDay) -> list[Event]:
     require(cmd.actor, FLOOR, "close a gaming day")
-    _roles((cmd.dealer, "dealer", "dealer"))
+    _roles((cmd.actor, "floor", "floor supervisor"), (cmd.dealer, "dealer", "dealer"))
     _between_rounds(state, "close the gaming day")
     assert state.rules is not None and state.gaming_day is not None and state.tray is not None
     closer, total = chips_of(cmd.closer, state.rules.denominations, positive=False)

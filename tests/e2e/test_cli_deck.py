@@ -13,14 +13,20 @@ from typing import Any
 import httpx
 
 from table_core.cards import FULL_DECK, card_text
-from tests.e2e.conftest import Run
+from tests.e2e.conftest import Run, operator_keys
 from tests.e2e.serving import serving
 
 DB = "sqlite:///casino.db"
+#: The floor supervisor's API key, made once the simulation played (keys.key beside the file).
+FLOOR = ("--key-file", "floor.key", "--actor", "floor-2")
+
+
+def _keys(tmp_path: Path) -> None:
+    operator_keys(DB, tmp_path, ("security", "floor"), floor="floor-2")
 
 
 def _deck(paigow: Run, *args: str) -> dict[str, object]:
-    done = paigow("deck", *args, "--db", DB, "--table", "SIM-1", "--actor", "floor-2")
+    done = paigow("deck", *args, "--db", DB, "--table", "SIM-1", *FLOOR)
     assert done.returncode == 0, done.stderr
     line: dict[str, object] = json.loads(done.stdout)
     return line
@@ -29,6 +35,7 @@ def _deck(paigow: Run, *args: str) -> dict[str, object]:
 def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path: Path) -> None:
     made = paigow("simulate", "--db", DB, "--rounds", "2", "--players", "1", "--seed", "4")
     assert made.returncode == 0, made.stderr
+    _keys(tmp_path)
     received = _deck(paigow, "receive", "--deck", "D-1", "--seal", "S-77", "--package", "P-3")
     assert received == {
         "table": "SIM-1",
@@ -54,7 +61,7 @@ def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path:
     )
 
     def refused(*args: str) -> str:
-        done = paigow("deck", *args, "--db", DB, "--table", "SIM-1", "--actor", "floor-2")
+        done = paigow("deck", *args, "--db", DB, "--table", "SIM-1", *FLOOR)
         assert done.returncode == 2
         assert done.stdout == ""
         lines = done.stderr.splitlines()
@@ -111,14 +118,15 @@ def test_the_floor_records_a_deck_and_the_audit_checks_it(paigow: Run, tmp_path:
     assert report["custody"] == {"rounds_with_deck": 2, "no_custody_record": []}
 
 
-def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
+def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run, tmp_path: Path) -> None:
     """R17 + R20: ``dispute open`` on a simulated round holds the day's deck, naming the
     dispute (``deck show``/``deck list``); a deal from it is then refused; the audit passes."""
     made = paigow("simulate", "--db", DB, "--rounds", "2", "--players", "1", "--seed", "4")
     assert made.returncode == 0, made.stderr
+    _keys(tmp_path)
     opened = paigow(
         *("dispute", "open", "--db", DB, "--table", "SIM-1", "--round", "2"),
-        *("--reason", "seat 1 says the joker was marked", "--actor", "floor-2"),
+        *("--reason", "seat 1 says the joker was marked", *FLOOR),
     )
     assert opened.returncode == 0, opened.stderr
     record = json.loads(opened.stdout)
@@ -132,7 +140,7 @@ def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
     last = json.loads(shown.stdout.splitlines()[-1])
     assert (last["event"], last["dispute_id"], last["actor"]) == ("deck_held", dispute, "floor-2")
     release = ("deck", "release", "--db", DB, "--table", "SIM-1", "--deck", "SIM-1-DECK-1")
-    early = paigow(*release, "--reason", "no longer needed", "--actor", "floor-2")
+    early = paigow(*release, "--reason", "no longer needed", *FLOOR)
     assert early.returncode == 2 and early.stdout == ""
     assert early.stderr.strip() == (
         f"paigow: deck SIM-1-DECK-1 is held for dispute {dispute}, which is still "
@@ -140,12 +148,12 @@ def test_a_dispute_holds_the_deck_that_dealt_its_round(paigow: Run) -> None:
     )
     closed = paigow(
         *("dispute", "close", dispute, "--db", DB, "--outcome", "no marks found"),
-        *("--actor", "floor-2"),
+        *FLOOR,
     )
     assert closed.returncode == 0, closed.stderr
     listed = paigow("deck", "list", "--db", DB, "--table", "SIM-1")
     assert json.loads(listed.stdout)["held"] is True  # closing releases nothing (docs/audit.md)
-    released = paigow(*release, "--reason", "dispute closed", "--actor", "floor-2")
+    released = paigow(*release, "--reason", "dispute closed", *FLOOR)
     assert released.returncode == 0, released.stderr
     assert (
         json.loads(paigow("deck", "list", "--db", DB, "--table", "SIM-1").stdout)["held"] is False

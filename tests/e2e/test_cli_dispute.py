@@ -15,7 +15,10 @@ from adapters.service import TableService
 from adapters.simulation.mixed_session import Session
 from adapters.store import open_store
 
-from .conftest import Run
+from .conftest import Run, operator_keys
+
+#: The floor supervisor's API key (floor.key, made beside the database by ``night``).
+FLOOR = ("--key-file", "floor.key", "--actor", "floor-marie")
 
 
 @pytest.fixture
@@ -33,6 +36,7 @@ def night(tmp_path: Path) -> Path:
         Session(service, seed=5, tables=1, prefix="PG-").play(3)
     finally:
         store.close()
+    operator_keys(f"sqlite:///{path}", tmp_path, ("security", "floor"), floor="floor-marie")
     return path
 
 
@@ -55,8 +59,7 @@ def test_dispute_held_from_purge_exported_and_verified_without_the_database(
         "p3",
         "--surveillance",
         "CAM-4 21:07",
-        "--actor",
-        "floor-marie",
+        *FLOOR,
     )
     assert opened.returncode == 0, opened.stderr
     record = json.loads(opened.stdout)
@@ -78,8 +81,7 @@ def test_dispute_held_from_purge_exported_and_verified_without_the_database(
         "a.jsonl",
         "--reason",
         "retention over",
-        "--actor",
-        "floor-marie",
+        *FLOOR,
     )
     assert refused.returncode == 2
     assert refused.stderr == (
@@ -135,10 +137,8 @@ def test_bad_disputes_are_one_line_exit_2_and_write_nothing(paigow: Run, night: 
         ),
     ]
     for extra, message in cases:
-        done = paigow("dispute", "open", "--db", db, *extra, "--actor", "floor-marie")
+        done = paigow("dispute", "open", "--db", db, *extra, *FLOOR)
         assert (done.returncode, done.stderr, done.stdout) == (2, message, "")
     assert paigow("dispute", "list", "--db", db).stdout == ""
-    closed = paigow(
-        "dispute", "close", "D-00000000", "--db", db, "--outcome", "x", "--actor", "floor-marie"
-    )
+    closed = paigow("dispute", "close", "D-00000000", "--db", db, "--outcome", "x", *FLOOR)
     assert (closed.returncode, closed.stderr) == (2, "paigow dispute: no dispute D-00000000\n")

@@ -4,8 +4,8 @@
   a checkout's without importing it, and coreutils alone compute the same (docs/audit.md);
 - a database last run by other code refuses ``paigow simulate`` (one line naming the command,
   exit 2, nothing written) until the floor authorises exactly the running digest with ``paigow
-  service authorise-version DIGEST``; a version label is refused; the change then names the
-  authorisation and the audit passes;
+  service authorise-version DIGEST`` (as a floor supervisor's API key, R19); a version label is
+  refused; the change then names the authorisation and the audit passes;
 - the reproductions: a copy of the tree with the commission raised by one percent, or with a
   deck-and-dice source that does not shuffle, is other code: refused at its start; authorised,
   the unshuffled decks it deals are named by the audit (R-DEAL-4); a package shadowed from
@@ -30,7 +30,7 @@ from adapters.store import open_store
 from eventlog.code_identity import LOCK_FILE, PACKAGES
 from table_core.ports import Actor
 
-from .conftest import Run
+from .conftest import Run, operator_keys
 
 DB = "sqlite:///casino.db"
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,7 +127,7 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
     assert refused.stderr.splitlines() == [
         f"paigow: the running code (digest {running}) is not authorised (the log last ran "
         f"{old}): a floor supervisor authorises it first with `paigow service authorise-version "
-        f"{running} --reason TEXT --floor ID` (R5/R19); nothing was written"
+        f"{running} --reason TEXT --key-file FLOOR-KEY` (R5/R19); nothing was written"
     ]
     assert (tmp_path / "casino.db").stat().st_size == size
     label = paigow("service", "authorise-version", "0.1.0", "--db", DB, "--reason", "x",
@@ -138,9 +138,9 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
         "not '0.1.0': `paigow service identity --from DIR` prints a release's digest from its "
         "checkout, `paigow service identity` the running code's"
     ]
-    empty = paigow(
-        "service", "authorise-version", running, "--db", DB, "--reason", " ", "--floor", "f-1"
-    )
+    operator_keys(DB, tmp_path, ("security", "floor"), floor="floor-ines")
+    floor = ("--key-file", "floor.key")
+    empty = paigow("service", "authorise-version", running, "--db", DB, "--reason", " ", *floor)
     assert (empty.returncode, empty.stderr) == (
         2,
         "paigow service: a software version's authorisation needs a reason\n",
@@ -148,7 +148,7 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
     assert (tmp_path / "casino.db").stat().st_size == size
     granted = paigow(
         *("service", "authorise-version", running, "--db", DB),
-        *("--reason", "CHG-12 release", "--floor", "floor-ines"),
+        *("--reason", "CHG-12 release", *floor, "--floor", "floor-ines"),
     )
     assert granted.returncode == 0, granted.stderr
     record = json.loads(granted.stdout)
@@ -158,8 +158,13 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
         running,
         {"id": "floor-ines", "role": "floor"},
     )
-    again = paigow(*SIMULATE, "--seed", "3")
-    assert again.returncode == 0, again.stderr
+    # The casino's store has operator keys now, which paigow simulate leaves alone: the service
+    # itself starts under the running version.
+    store = open_store(f"sqlite:///{tmp_path / 'casino.db'}")
+    try:
+        TableService(store).start()
+    finally:
+        store.close()
     versions = paigow("service", "versions", "--db", DB)
     lines = [json.loads(line) for line in versions.stdout.splitlines()]
     assert [(line["event"], line.get("new_digest"), line.get("digest")) for line in lines] == [

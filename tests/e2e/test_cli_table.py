@@ -1,20 +1,33 @@
 """``paigow table``: the books from the terminal (issue 18, R16). A gaming day opened, filled,
-credited, closed and counted; each refusal the issue names exits 2 with one line and writes
-nothing; ``paigow table list`` shows the table closed."""
+credited, closed and counted, each command as an operator's API key and each slip signed by one
+key per signer (R19); each refusal the issue names exits 2 with one line and writes nothing;
+``paigow table list`` shows the table closed."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tests.e2e.conftest import Run
+from tests.e2e.conftest import Run, operator_keys
 
 
 def test_a_gaming_day_from_the_terminal(paigow: Run, tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'casino.db'}"
     assert paigow("db", "upgrade", "--db", db).returncode == 0
+    keys = {role: str(path) for role, path in operator_keys(db, tmp_path).items()}
     at = ("--db", db, "--table", "PG-1")
-    signers = ("--floor", "floor-1", "--cage", "cage-1", "--dealer", "dealer-1")
+    names = ("--floor", "floor-1", "--cage", "cage-1", "--dealer", "dealer-1")
+    signers = (
+        "--key-file",
+        keys["cage"],
+        "--sign",
+        keys["floor"],
+        "--sign",
+        keys["dealer"],
+        *names,
+    )
+    floor, count = ("--key-file", keys["floor"]), ("--key-file", keys["count"])
+    day = (*floor, "--sign", keys["dealer"])
 
     def ok(*args: str) -> dict[str, object]:
         done = paigow("table", *args)
@@ -35,6 +48,7 @@ def test_a_gaming_day_from_the_terminal(paigow: Run, tmp_path: Path) -> None:
         "2026-12-01",
         "--opener",
         "2500=500000",
+        *day,
         "--floor",
         "floor-1",
         "--dealer",
@@ -51,11 +65,11 @@ def test_a_gaming_day_from_the_terminal(paigow: Run, tmp_path: Path) -> None:
     assert refused("fill", *at, "--slip", "F-2", "--chips", "2500=-2500", *signers) == (
         "paigow: chips of 2500: -2500 is not a non-negative multiple of it"
     )
-    assert refused("count", *at, "--day", "2026-12-01", "--cash", "0", "--counter", "c-1") == (
+    assert refused("count", *at, "--day", "2026-12-01", "--cash", "0", *count) == (
         "paigow: gaming day 2026-12-01 of table PG-1 is not closed and uncounted"
     )
     assert refused(
-        "close-day", *at, "--closer", "300=600", "--floor", "floor-1", "--dealer", "dealer-1"
+        "close-day", *at, "--closer", "300=600", *day, "--floor", "floor-1", "--dealer", "dealer-1"
     ) == ("paigow: denomination 300 is not in the profile (100, 500, 2500, 10000)")
     assert (
         refused(
@@ -67,19 +81,28 @@ def test_a_gaming_day_from_the_terminal(paigow: Run, tmp_path: Path) -> None:
             " ",
             "--minutes",
             "5",
+            *floor,
             "--floor",
             "floor-1",
         )
         == "paigow: a rating correction states its reason"
     )
     closed = ok(
-        "close-day", *at, "--closer", "2500=600000", "--floor", "floor-1", "--dealer", "dealer-1"
+        "close-day",
+        *at,
+        "--closer",
+        "2500=600000",
+        *day,
+        "--floor",
+        "floor-1",
+        "--dealer",
+        "dealer-1",
     )
     assert closed["version"] == 4  # every refusal above wrote nothing
     assert refused("fill", *at, "--slip", "F-3", "--chips", "2500=2500", *signers) == (
         "paigow: cannot fill the tray in state closed"
     )
-    counted = ok("count", *at, "--day", "2026-12-01", "--cash", "0", "--counter", "count-1")
+    counted = ok("count", *at, "--day", "2026-12-01", "--cash", "0", *count, "--counter", "count-1")
     assert counted["events"] == ["drop_counted"]
     audited = paigow("audit", "verify", "--db", db)  # the books balance; money printed as money
     assert audited.returncode == 0, audited.stdout + audited.stderr

@@ -8,6 +8,9 @@ someone breaks them.
 - ``audit`` imports ``table_core``, ``eventlog`` and libraries only: never the service, the HTTP or
   the command-line code (or anything else of ``adapters``), so a regulator's replay does not run
   the code it checks.
+- The command line authenticates its operators as the API does, through ``adapters.operators``:
+  no command but ``serve`` (the server itself) imports the HTTP package, and the operators' code
+  imports neither.
 """
 
 from __future__ import annotations
@@ -82,3 +85,15 @@ def test_the_guard_itself_sees_imports(
     else:
         assert any(f"imports {expected}" in line for line in found)
         assert not PROJECT.isdisjoint({line.split(" imports ")[1].split(".")[0] for line in found})
+
+
+def test_the_command_line_and_the_operators_do_not_import_the_http_package() -> None:
+    found = [
+        f"{where}:{line} imports {name}"
+        for package in ("adapters/cli", "adapters/operators")
+        for where, line, name in imports_of(package)
+        if name.startswith("adapters.http") and where != "adapters/cli/commands/serve.py"
+    ]
+    assert found == []
+    # The check sees such an import: serve's own are found when it is not let off.
+    assert any(n.startswith("adapters.http") for _, _, n in imports_of("adapters/cli/commands"))

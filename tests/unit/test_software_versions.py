@@ -102,7 +102,7 @@ def test_an_unauthorised_change_names_the_command_to_run() -> None:
     assert str(refused.value) == (
         f"the running code (digest {C}) is not authorised (the log last ran {A}): a floor "
         f"supervisor authorises it first with `paigow service authorise-version {C} --reason "
-        "TEXT --floor ID` (R5/R19); nothing was written"
+        "TEXT --key-file FLOOR-KEY` (R5/R19); nothing was written"
     )
 
 

@@ -2,21 +2,24 @@
 
 Contract (stable)::
 
-    paigow deck receive --table ID --deck D --seal S [--package P]  --actor FLOOR [--db URL]
-    paigow deck inspect --table ID --deck D --count 53 --inspector NAME  --actor FLOOR
-    paigow deck load    --table ID --deck D --shuffler SERIAL [--received-at ISO-TIME] --actor F
-    paigow deck use     --table ID --deck D  --actor FLOOR
-    paigow deck retire  --table ID --deck D --reason TEXT [--destroyed]  --actor FLOOR
-    paigow deck hold    --table ID --deck D --reason TEXT [--dispute ID]  --actor FLOOR
-    paigow deck release --table ID --deck D --reason TEXT  --actor FLOOR
+    paigow deck receive --table ID --deck D --seal S [--package P]  [--actor FLOOR] [--db URL]
+    paigow deck inspect --table ID --deck D --count 53 --inspector NAME  [--actor FLOOR]
+    paigow deck load    --table ID --deck D --shuffler SERIAL [--received-at ISO-TIME]
+    paigow deck use     --table ID --deck D
+    paigow deck retire  --table ID --deck D --reason TEXT [--destroyed]
+    paigow deck hold    --table ID --deck D --reason TEXT [--dispute ID]
+    paigow deck release --table ID --deck D --reason TEXT
     paigow deck list    --table ID          (one JSON line per deck: its custody record)
     paigow deck show    --table ID --deck D (its timeline: one JSON line per custody event)
 
-A recording subcommand writes one JSON line, ``{"table", "deck_id", "event", "version",
-"position"}``; the actor is recorded in the role ``floor``. ``--command-id`` makes a retry safe
-(the same id answers the first result and writes nothing). A refusal (an unknown deck, a held
-deck, an empty reason, a table not open) is one line on standard error, exit status 2, nothing
-written. The service's own log lines go to standard error, at warning and above.
+A recording subcommand acts as the floor supervisor's API key (``--key-file FILE`` or
+``$PAIGOW_API_KEY``, ``adapters/cli/operator.py``) and writes one JSON line, ``{"table",
+"deck_id", "event", "version", "position"}``; the key's actor is recorded in the role ``floor``.
+``--actor`` is still accepted, and refused when it is not the key's actor. ``--command-id`` makes
+a retry safe (the same id answers the first result and writes nothing). A refusal (no key or
+another role's, an unknown deck, a held deck, an empty reason, a table not open) is one line on
+standard error, exit status 2, nothing written. The service's own log lines go to standard error,
+at warning and above.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from adapters.cli.operator import add_key_options, authenticate
 from adapters.deck_custody import deck_record, timeline_entry
 from table_core import commands as c
 from table_core.errors import DomainError
@@ -118,7 +122,8 @@ def register(subparsers: Any) -> None:
     for name, (summary, _) in _RECORDING.items():
         sub = actions.add_parser(name, help=summary, description=summary)
         _common(sub, deck=True)
-        sub.add_argument("--actor", required=True, help="the floor supervisor's id")
+        sub.add_argument("--actor", help="the floor supervisor's id (the key's actor)")
+        add_key_options(sub)
         sub.add_argument("--command-id", help="retry-safe id")
         _options(name, sub)
         sub.set_defaults(handler=run_recording)
@@ -170,7 +175,10 @@ def run_recording(args: argparse.Namespace) -> int:
     wired = _wired(args)
     try:
         service = wired.service
-        actor = Actor(id=_said(args.actor, "--actor"), role="floor")
+        if args.actor is not None:
+            _said(args.actor, "--actor")
+        key = authenticate(wired.store, args, f"deck {args.action}", {"--actor": args.actor})
+        actor = Actor(id=key.actor_id, role=key.role)
         _said(args.deck, "--deck")
         if service.load(args.table).table_id is None:
             service.forget(args.table)

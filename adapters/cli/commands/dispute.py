@@ -1,10 +1,15 @@
 """``paigow dispute``: hold a table's rounds under a dispute, and export them for a regulator (R17).
 
 - ``paigow dispute open --table ID (--round N ... | --from TIME --to TIME) --reason TEXT
-  [--player ID] [--surveillance REF ...] --actor ID [--role floor|auditor]``: one JSON line, the
-  dispute's record (its ``dispute_id``, the rounds held).
+  [--player ID] [--surveillance REF ...]``: one JSON line, the dispute's record (its
+  ``dispute_id``, the rounds held).
 - ``paigow dispute list``: one JSON line per dispute; ``show ID``: one dispute's record.
-- ``paigow dispute close ID --outcome TEXT --actor ID [--role floor|auditor]``.
+- ``paigow dispute close ID --outcome TEXT``.
+
+Opening and closing act as the API key of a floor supervisor or an auditor (``--key-file FILE``
+or ``$PAIGOW_API_KEY``, ``adapters/cli/operator.py``): the key's actor and role are recorded.
+``--actor ID`` and ``--role floor|auditor`` are still accepted, and refused when they are not the
+key's.
 - ``paigow dispute export ID --out FILE [--public-key FILE]``: the regulator's bundle, with the
   dispute's own events and sealed by the signing key (refused without one), which ``paigow audit
   verify --bundle FILE`` checks with no database (docs/audit.md, "Disputes (R17)").
@@ -20,6 +25,8 @@ import json
 import sys
 from datetime import UTC, datetime
 from typing import Any
+
+from adapters.cli.operator import add_key_options
 
 URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 
@@ -85,9 +92,18 @@ def register(subparsers: Any) -> None:
 
 
 def _who(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--actor", required=True, metavar="ID", help="who does it")
-    parser.add_argument("--role", choices=("floor", "auditor"), default="floor")
+    parser.add_argument("--actor", metavar="ID", help="who does it (the key's actor)")
+    parser.add_argument("--role", choices=("floor", "auditor"), help="the key's role")
     parser.add_argument("--db", metavar="URL", help=URL_HELP)
+    add_key_options(parser)
+
+
+def _operator(store: Any, args: argparse.Namespace, verb: str) -> Any:
+    from adapters.cli.operator import authenticate
+    from table_core.ports import Actor
+
+    key = authenticate(store, args, f"dispute {verb}", {"--actor": args.actor, "--role": args.role})
+    return Actor(key.actor_id, key.role)
 
 
 def _time(text: str) -> datetime:
@@ -122,10 +138,10 @@ def _open_store(url: str | None) -> Any:
 def run_open(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from adapters.disputes import DisputeError, Request, open_dispute
-    from table_core.ports import Actor
 
     store, _ = _open_store(args.db)
     try:
+        actor = _operator(store, args, "open")
         request = Request(
             table_id=args.table,
             reason=args.reason,
@@ -135,7 +151,7 @@ def run_open(args: argparse.Namespace) -> int:
             to_time=args.to_time,
             surveillance=args.surveillance,
         )
-        record = open_dispute(store, request, Actor(args.actor, args.role), system_clock())
+        record = open_dispute(store, request, actor, system_clock())
     except DisputeError as error:
         return _refused(error)
     finally:
@@ -172,11 +188,10 @@ def run_show(args: argparse.Namespace) -> int:
 def run_close(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from adapters.disputes import DisputeError, close_dispute
-    from table_core.ports import Actor
 
     store, _ = _open_store(args.db)
     try:
-        actor = Actor(args.actor, args.role)
+        actor = _operator(store, args, "close")
         record = close_dispute(store, args.dispute_id, args.outcome, actor, system_clock())
     except DisputeError as error:
         return _refused(error)

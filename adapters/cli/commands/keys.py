@@ -1,12 +1,22 @@
-"""``paigow keys``: the HTTP API's keys, each bound to an actor and a role.
+"""``paigow keys``: the API keys of the casino's operators, each bound to an actor and a role.
 
-``paigow keys create --role dealer [--actor dealer-7] [--db URL]`` prints one JSON line with the
-key id, actor, role and the token: the token is shown this once, only its SHA-256 is stored.
+``paigow keys create --role ROLE [--actor ID] [--out FILE] [--db URL]`` prints one JSON line with
+the key id, actor and role, and the token: shown this once (only its SHA-256 is stored), or written
+to ``--out FILE`` (mode 0600, never over an existing file) and then not printed at all.
 ``paigow keys list`` shows every key (never a token); ``paigow keys revoke KEY_ID`` stops one;
 ``paigow keys role KEY_ID --role R --reason TEXT`` gives an active key another role. Each change is
-a system event (R5/R19): ``api_key_created``, ``api_key_revoked``, ``api_key_role_changed``.
+a system event, sealed at once (R5/R19): ``api_key_created`` (with the token's hash),
+``api_key_revoked``, ``api_key_role_changed``; a key authenticates only as that log says
+(``adapters/operators/ledger.py``).
+
+Who may: a store's first key (no active key yet: a new casino) is created without one, recorded
+with the role ``bootstrap``, and must be a ``security`` key; from then on creating, revoking and
+re-roling keys needs a ``security`` key (``--key-file FILE`` or ``$PAIGOW_API_KEY``,
+``adapters/cli/operator.py``), whose actor the event records. The last active security key is
+neither revoked nor re-roled (nobody could manage keys any more).
+
 ``paigow keys signing create|show|rotate|export-public``: the key that signs checkpoints
-(``adapters/cli/signing_keys.py``).
+(``adapters/cli/signing_keys.py``); ``rotate`` needs a security key too.
 """
 
 from __future__ import annotations
@@ -16,7 +26,9 @@ import json
 import sys
 from typing import Any
 
-ROLES = ("dealer", "floor", "cage", "auditor", "count")
+from adapters.cli.operator import add_key_options
+
+ROLES = ("dealer", "floor", "cage", "auditor", "count", "security")
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +41,11 @@ def register(subparsers: Any) -> None:
     create = verbs.add_parser("create", help="create a key; its token is shown once")
     create.add_argument("--role", required=True, choices=ROLES)
     create.add_argument("--actor", help="who the key acts as (default: ROLE-KEYID)")
+    create.add_argument(
+        "--out", metavar="FILE", help="write the token there (mode 0600) instead of printing it"
+    )
     create.add_argument("--db", metavar="URL", help=url_help)
+    add_key_options(create)
     create.set_defaults(handler=run_create)
 
     listing = verbs.add_parser("list", help="list the keys (never their tokens)")
@@ -39,6 +55,7 @@ def register(subparsers: Any) -> None:
     revoke = verbs.add_parser("revoke", help="revoke a key by its id")
     revoke.add_argument("key_id")
     revoke.add_argument("--db", metavar="URL", help=url_help)
+    add_key_options(revoke)
     revoke.set_defaults(handler=run_revoke)
 
     role = verbs.add_parser("role", help="change an active key's role, with a reason")
@@ -46,6 +63,7 @@ def register(subparsers: Any) -> None:
     role.add_argument("--role", required=True, choices=ROLES)
     role.add_argument("--reason", required=True, help="why (recorded in the system event)")
     role.add_argument("--db", metavar="URL", help=url_help)
+    add_key_options(role)
     role.set_defaults(handler=run_role)
 
     from adapters.cli import signing_keys
@@ -54,7 +72,7 @@ def register(subparsers: Any) -> None:
 
 
 def _open(url: str | None) -> tuple[Any, Any]:
-    from adapters.http.keys import SqlKeyStore
+    from adapters.operators.keys import SqlKeyStore
     from adapters.store import database_url, open_store
     from table_core.ports import StoreError
 
@@ -64,48 +82,89 @@ def _open(url: str | None) -> tuple[Any, Any]:
 
     # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
     store = open_store(url, create=False, signing_key=load_settings().signing_key)
-    return store, SqlKeyStore(store.engine)  # type: ignore[union-attr]
+    return store, SqlKeyStore(store)
 
 
-def _record(store: Any, event_type: str, **fields: Any) -> None:
-    """R5/R19: the key's creation, revocation or change of role on the system stream, by
-    whoever ran the command (the operating system's user: the CLI holds no API key); never the
-    token."""
+def _security(store: Any, keys: Any, args: argparse.Namespace, verb: str) -> Any:
+    """The security key this change acts as, as the actor its event records."""
+    from adapters.cli.operator import authenticate
+    from table_core.ports import Actor
+
+    key = authenticate(store, args, f"keys {verb}", keys=keys)
+    return Actor(key.actor_id, key.role)
+
+
+def _creator(store: Any, keys: Any, args: argparse.Namespace) -> Any:
+    """Who creates the key: a security key; the store's first key, none (``bootstrap``)."""
     import getpass
 
-    from adapters.clock import system_clock
-    from adapters.system_stream import SystemStream
-    from eventlog.system_events import ApiKeyCreated, ApiKeyRevoked, ApiKeyRoleChanged
+    from table_core.errors import DomainError
+    from table_core.ports import Actor
 
-    model = {
-        "api_key_created": ApiKeyCreated,
-        "api_key_revoked": ApiKeyRevoked,
-        "api_key_role_changed": ApiKeyRoleChanged,
-    }[event_type]
-    actor = f"cli:{getpass.getuser()}"
-    SystemStream(store).append([model(at=system_clock(), actor_id=actor, **fields)])
+    if keys.has_active():
+        return _security(store, keys, args, "create")
+    if args.role != "security":
+        raise DomainError(
+            "this store has no API key yet: its first key is a security key, which then creates "
+            "the others (`paigow keys create --role security --out FILE`)"
+        )
+    return Actor(f"cli:{getpass.getuser()}", "bootstrap")
+
+
+def _keep_a_security_key(keys: Any, key_id: str, new_role: str | None = None) -> None:
+    from table_core.errors import DomainError
+
+    target = keys.get(key_id)
+    if target is None or target.role != "security" or new_role == "security":
+        return
+    others = [k for k in keys.list() if k.role == "security" and k.revoked_at is None]
+    if [k.key_id for k in others] == [key_id]:
+        raise DomainError(f"key {key_id} is the last active security key: create another one first")
+
+
+def _write_token(path: str, token: str) -> None:
+    """The token in a new file only its owner can read; never over an existing file."""
+    import os
+
+    from table_core.errors import DomainError
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise DomainError(f"{path} exists: a key file is never overwritten") from None
+    except OSError as error:
+        raise DomainError(f"cannot write {path}: {error.strerror}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(token + "\n")
 
 
 def run_create(args: argparse.Namespace) -> int:
+    import os
     import secrets
 
     from adapters.clock import system_clock
+    from table_core.errors import DomainError
 
+    if args.out and os.path.lexists(args.out):
+        raise DomainError(f"{args.out} exists: a key file is never overwritten")
     store, keys = _open(args.db)
     try:
+        by = _creator(store, keys, args)
         # The default actor names the role and a random suffix, so two keys never share one.
         actor = args.actor or f"{args.role}-{secrets.token_hex(3)}"
         try:
-            key, token = keys.create(actor, args.role, system_clock())
+            key, token = keys.create(actor, args.role, system_clock(), by=by)
         except ValueError as error:
             print(f"paigow: {error}", file=sys.stderr)
             return 2
-        _record(store, "api_key_created", key_id=key.key_id, key_actor=actor, role=args.role)
     finally:
         store.close()
-    print(
-        json.dumps({"key_id": key.key_id, "actor": key.actor_id, "role": key.role, "token": token})
-    )
+    line = {"key_id": key.key_id, "actor": key.actor_id, "role": key.role}
+    if args.out:
+        _write_token(args.out, token)
+        print(json.dumps({**line, "key_file": args.out}))
+        return 0
+    print(json.dumps({**line, "token": token}))
     print("paigow: the token is shown only now; the server stores its hash", file=sys.stderr)
     return 0
 
@@ -113,17 +172,22 @@ def run_create(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     store, keys = _open(args.db)
     try:
-        for key in keys.list():
-            row = {
-                "key_id": key.key_id,
-                "actor": key.actor_id,
-                "role": key.role,
-                "created_at": key.created_at,
-                "revoked_at": key.revoked_at,
-            }
-            print(json.dumps(row))
+        listed = [(key, True) for key in keys.list()]
+        listed += [(row, False) for row in keys.unbacked()]
     finally:
         store.close()
+    for key, in_log in listed:
+        row = {
+            "key_id": key.key_id,
+            "actor": key.actor_id,
+            "role": key.role,
+            "created_at": key.created_at,
+            "revoked_at": key.revoked_at,
+            # False: a row of the table that the log does not back as it stands (inserted or
+            # edited behind the store's back, or older than keys bound to the log): refused.
+            "in_log": in_log,
+        }
+        print(json.dumps(row))
     return 0
 
 
@@ -132,9 +196,9 @@ def run_revoke(args: argparse.Namespace) -> int:
 
     store, keys = _open(args.db)
     try:
-        done = keys.revoke(args.key_id, system_clock())
-        if done:
-            _record(store, "api_key_revoked", key_id=args.key_id)
+        by = _security(store, keys, args, "revoke")
+        _keep_a_security_key(keys, args.key_id)
+        done = keys.revoke(args.key_id, system_clock(), by=by)
     finally:
         store.close()
     if not done:
@@ -147,26 +211,21 @@ def run_revoke(args: argparse.Namespace) -> int:
 def run_role(args: argparse.Namespace) -> int:
     """R5/R19: the key's new role, recorded with its old one and the reason; refused (exit 2,
     nothing written) for an empty reason or the role the key already has."""
+    from adapters.clock import system_clock
+
     reason = args.reason.strip()
     if not reason:
         print("paigow: a change of role states its reason (--reason)", file=sys.stderr)
         return 2
     store, keys = _open(args.db)
     try:
+        by = _security(store, keys, args, "role")
+        _keep_a_security_key(keys, args.key_id, args.role)
         try:
-            old = keys.change_role(args.key_id, args.role)
+            old = keys.change_role(args.key_id, args.role, reason, system_clock(), by=by)
         except ValueError as error:
             print(f"paigow: {error}", file=sys.stderr)
             return 2
-        if old is not None:
-            _record(
-                store,
-                "api_key_role_changed",
-                key_id=args.key_id,
-                old_role=old,
-                new_role=args.role,
-                reason=reason,
-            )
     finally:
         store.close()
     if old is None:

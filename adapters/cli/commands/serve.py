@@ -148,11 +148,11 @@ def _run_workers(args: argparse.Namespace) -> int:
 def _write_openapi(path: Path) -> int:
     from adapters.bootstrap import wire
     from adapters.http.app import create_app, write_openapi
-    from adapters.http.keys import MemoryKeyStore
+    from adapters.operators.keys import MemoryKeyStore
     from adapters.settings import load_settings
 
     # The document depends on the code only: any store will do to build the app.
     service = wire(load_settings(), "memory://").service
-    write_openapi(create_app(service, MemoryKeyStore()), path)
+    write_openapi(create_app(service, MemoryKeyStore(service.store)), path)
     print(f"paigow: OpenAPI document written to {path}", file=sys.stderr)
     return 0

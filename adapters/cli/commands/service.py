@@ -2,10 +2,12 @@
 
 Contract (stable):
 
-- ``paigow service authorise-version DIGEST --reason TEXT --floor ID [--db URL]``: a floor
-  supervisor authorises the code of ``DIGEST`` (64 hex digits, ``eventlog/code_identity.py``) to
-  run, before it runs: one JSON line, the authorisation (``position``, ``version``, ``digest``,
-  ``reason``, ``authorised_by``, ``at``; ``version`` repeats the digest). ``paigow serve`` and
+- ``paigow service authorise-version DIGEST --reason TEXT [--db URL]``: a floor supervisor (the
+  API key of ``--key-file FILE`` or ``$PAIGOW_API_KEY``, ``adapters/cli/operator.py``; the old
+  ``--floor ID`` is still accepted and must name the key's actor) authorises the code of
+  ``DIGEST`` (64 hex digits, ``eventlog/code_identity.py``) to run, before it runs: one JSON line,
+  the authorisation (``position``, ``version``, ``digest``, ``reason``, ``authorised_by``, ``at``;
+  ``version`` repeats the digest). ``paigow serve`` and
   ``paigow simulate`` refuse to start under code whose digest differs from the log's last start's
   until one is recorded (the first start on a log needs none).
 - ``paigow service versions [--db URL]``: one JSON line per authorisation and per change, in log
@@ -30,6 +32,8 @@ import json
 import sys
 from typing import Any
 
+from adapters.cli.operator import add_key_options
+
 URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 _KINDS = ("software_version_authorised", "software_version_changed")
 #: The digest fields each kind shows (``null`` in events recorded before digests).
@@ -51,9 +55,10 @@ def register(subparsers: Any) -> None:
     )
     authorise.add_argument("--reason", required=True, help="why (recorded in the system event)")
     authorise.add_argument(
-        "--floor", required=True, metavar="ID", help="the floor supervisor who authorises it"
+        "--floor", metavar="ID", help="the floor supervisor who authorises it (the key's actor)"
     )
     authorise.add_argument("--db", metavar="URL", help=URL_HELP)
+    add_key_options(authorise)
     authorise.set_defaults(handler=run_authorise)
 
     versions = verbs.add_parser("versions", help="authorisations and version changes, in order")
@@ -82,6 +87,7 @@ def _open_store(url: str | None) -> Any:
 
 
 def run_authorise(args: argparse.Namespace) -> int:
+    from adapters.cli.operator import authenticate
     from adapters.clock import system_clock
     from adapters.software_versions import VersionAuthorisationError, authorise, checked_digest
     from table_core.ports import Actor
@@ -93,9 +99,9 @@ def run_authorise(args: argparse.Namespace) -> int:
         return 2
     store = _open_store(args.db)
     try:
-        record = authorise(
-            store, args.version, args.reason, Actor(args.floor, "floor"), system_clock()
-        )
+        key = authenticate(store, args, "service authorise-version", {"--floor": args.floor})
+        actor = Actor(key.actor_id, key.role)
+        record = authorise(store, args.version, args.reason, actor, system_clock())
     except VersionAuthorisationError as error:
         print(f"paigow service: {error}", file=sys.stderr)
         return 2

@@ -5,6 +5,11 @@ second run on the same database continues the casino's log at a fresh table), se
 buys them in and plays the rounds, ``--commit-rounds`` rounds a batch (one transaction, a signed
 checkpoint at each round's end); then prints the summary. docs/simulate.md has the figures'
 definitions and what a crash loses.
+
+Its players, dealer, floor and cage are simulated people with no API key, so it plays only into a
+store that has no operator key (a new file, a test database): on a store with an active key, a
+casino's, it refuses (exit status 2, one line, nothing written) rather than record people no key
+vouches for (R19).
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     wired = _wire(args)
     store, service, url = wired.store, wired.service, wired.url
+    _no_operator_keys(store, wired.shown)
     if args.fast_sync:
         _fast_sync(store)
     try:
@@ -184,6 +190,24 @@ def _gaming_day(service: Any) -> Any:
     from adapters.settings import load_settings
 
     return load_settings().gaming_day().day_of(service.now())
+
+
+def _no_operator_keys(store: Any, shown: str) -> None:
+    """R19: simulated people only where no operator key exists (the module's docstring)."""
+    from adapters.operators.keys import key_store_for
+    from table_core.errors import DomainError
+
+    try:
+        keyed = key_store_for(store).has_active()
+    except BaseException:
+        store.close()
+        raise
+    if keyed:
+        store.close()
+        raise DomainError(
+            f"{shown} has operator keys: paigow simulate plays simulated people, who hold none; "
+            "simulate into a database of its own"
+        )
 
 
 def _new_table_id(store: Any) -> str:

@@ -1,20 +1,26 @@
 """``paigow table``: the table's books from the terminal (issue 18, duty R16).
 
 ```
-paigow table open-day  --table ID --day YYYY-MM-DD --opener DENOM=AMOUNT ... --floor ID --dealer ID
-paigow table close-day --table ID --closer DENOM=AMOUNT ... --floor ID --dealer ID
-paigow table fill      --table ID --slip NO --chips DENOM=AMOUNT ... --floor ID --cage ID
-                       --dealer ID
+paigow table open-day  --table ID --day YYYY-MM-DD --opener DENOM=AMOUNT ... --sign DEALER.key
+paigow table close-day --table ID --closer DENOM=AMOUNT ... --sign DEALER.key
+paigow table fill      --table ID --slip NO --chips DENOM=AMOUNT ... --sign KEYFILE --sign KEYFILE
 paigow table credit    (as fill)
-paigow table count     --table ID --day YYYY-MM-DD --cash AMOUNT --markers AMOUNT --counter ID
+paigow table count     --table ID --day YYYY-MM-DD --cash AMOUNT --markers AMOUNT
 paigow table correct-rating --table ID --player ID --reason TEXT [--average-bet N] [--minutes N]
-                            --floor ID
 paigow table list      [--format table|json]
 ```
 
-Every amount is whole minor units (``2500=50000``: fifty 25.00 chips). The command is recorded
-by the floor supervisor (open, close, a correction; the requester of a fill or credit), or the
-count team's ``--counter``. A refusal (a fill on a closed table, a credit the tray cannot cover, a
+Every writing verb acts as the operator's API key (``--key-file FILE`` or ``$PAIGOW_API_KEY``,
+``adapters/cli/operator.py``), of the role the matrix gives it (``adapters/operators/rights.py``):
+the floor opens and closes a day and corrects a rating, the count team counts, and any of a
+slip's three signers submits it. A slip carries one key per signer: the submitter's and a
+``--sign KEYFILE`` for each other one (a fill or a credit: floor, cage and dealer; a day's
+opening or closing: floor and dealer), three different people. The old flags ``--floor``,
+``--cage``, ``--dealer`` and ``--counter`` are still accepted, and refused when they name
+someone other than the key's actor.
+
+Every amount is whole minor units (``2500=50000``: fifty 25.00 chips). A refusal (no key, a key
+of the wrong role, a signer missing, a fill on a closed table, a credit the tray cannot cover, a
 count for a day not closed, a denomination not in the profile, a negative or fractional amount, a
 correction without a reason) is one line on standard error, exit status 2, and nothing is written.
 """
@@ -28,6 +34,7 @@ import secrets
 from datetime import date
 from typing import Any
 
+from adapters.cli.operator import add_key_options
 from table_core.errors import DomainError
 
 _DB_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
@@ -64,7 +71,8 @@ def register(subparsers: Any) -> None:
     count.add_argument("--day", required=True, metavar="YYYY-MM-DD")
     count.add_argument("--cash", required=True, metavar="AMOUNT", help="minor units")
     count.add_argument("--markers", default="0", metavar="AMOUNT", help="minor units")
-    count.add_argument("--counter", required=True, metavar="ID", help="the count team member")
+    count.add_argument("--counter", metavar="ID", help="the count team member (the key's actor)")
+    add_key_options(count)
     correct = verb("correct-rating", "correct a player's rating, with a reason", run_correct)
     correct.add_argument("--player", required=True, metavar="ID")
     correct.add_argument("--reason", required=True)
@@ -87,8 +95,11 @@ def _chips_option(parser: argparse.ArgumentParser, flag: str) -> None:
 
 
 def _signers(parser: argparse.ArgumentParser, *roles: str) -> None:
+    """The operator's key options (with ``--sign`` for a slip of several signers) and the old
+    self-declared flags, each now the key's actor or refused."""
+    add_key_options(parser, cosigned=len(roles) > 1)
     for role in roles:
-        parser.add_argument(f"--{role}", required=True, metavar="ID", help=f"the {role}'s id")
+        parser.add_argument(f"--{role}", metavar="ID", help=f"the {role}'s id (the key's actor)")
 
 
 # --- input ---------------------------------------------------------------------------------------
@@ -127,15 +138,26 @@ def _day(text: str) -> date:
 # --- running a command ---------------------------------------------------------------------------
 
 
-def _execute(args: argparse.Namespace, build: Any) -> int:
+def _execute(args: argparse.Namespace, verb: str, build: Any, named: dict[str, Any]) -> int:
+    """Authenticate the operator (and a slip's signers) on the store, then build the command
+    with the time, the operator's actor and the signers' actors by role, and run it."""
     from adapters.bootstrap import wire
+    from adapters.cli.operator import authenticate, signed
     from adapters.logging import configure_logging
+    from adapters.operators.rights import CLI_COMMANDS, SIGNERS
     from adapters.settings import load_settings
 
     configure_logging()  # the service's log lines go to standard error, never into the JSON
     wired = wire(load_settings(), args.db)
+    command_name = f"table {verb}"
     try:
-        command = build(wired.service.now())
+        if CLI_COMMANDS[command_name] in SIGNERS:
+            key, actors = signed(wired.store, args, command_name, named)
+        else:
+            key = authenticate(wired.store, args, command_name, named)
+            actors = {}
+        actor = _actor(key.actor_id, key.role)
+        command = build(wired.service.now(), actor, actors)
         command_id = args.command_id or f"cli-{secrets.token_hex(8)}"
         result = wired.service.execute(args.table, command, command_id)
     finally:
@@ -166,14 +188,16 @@ def run_open(args: argparse.Namespace) -> int:
     day, opener = _day(args.day), chips(args.chips)
     return _execute(
         args,
-        lambda at: OpenGamingDay(
+        "open-day",
+        lambda at, actor, signers: OpenGamingDay(
             gaming_day=day,
             opener=opener,
-            dealer=_actor(args.dealer, "dealer"),
+            dealer=signers["dealer"],
             table_id=args.table,
-            actor=_actor(args.floor, "floor"),
+            actor=actor,
             at=at,
         ),
+        {"floor": args.floor, "dealer": args.dealer},
     )
 
 
@@ -183,12 +207,11 @@ def run_close(args: argparse.Namespace) -> int:
     closer = chips(args.chips)
     return _execute(
         args,
-        lambda at: CloseGamingDay(
-            closer=closer,
-            dealer=_actor(args.dealer, "dealer"),
-            actor=_actor(args.floor, "floor"),
-            at=at,
+        "close-day",
+        lambda at, actor, signers: CloseGamingDay(
+            closer=closer, dealer=signers["dealer"], actor=actor, at=at
         ),
+        {"floor": args.floor, "dealer": args.dealer},
     )
 
 
@@ -200,15 +223,17 @@ def run_slip(args: argparse.Namespace) -> int:
     moved = chips(args.chips)
     return _execute(
         args,
-        lambda at: kind(
+        args.verb,
+        lambda at, actor, signers: kind(
             slip=args.slip,
             chips=moved,
-            requested_by=_actor(args.floor, "floor"),
-            issued_by=_actor(getattr(args, issuer), issuer),
-            received_by=_actor(getattr(args, receiver), receiver),
-            actor=_actor(args.floor, "floor"),
+            requested_by=signers["floor"],
+            issued_by=signers[issuer],
+            received_by=signers[receiver],
+            actor=actor,
             at=at,
         ),
+        {"floor": args.floor, "cage": args.cage, "dealer": args.dealer},
     )
 
 
@@ -219,9 +244,11 @@ def run_count(args: argparse.Namespace) -> int:
     cash, markers = whole(args.cash, "cash"), whole(args.markers, "markers")
     return _execute(
         args,
-        lambda at: CountDrop(
-            gaming_day=day, cash=cash, markers=markers, actor=_actor(args.counter, "count"), at=at
+        "count",
+        lambda at, actor, _signers: CountDrop(
+            gaming_day=day, cash=cash, markers=markers, actor=actor, at=at
         ),
+        {"--counter": args.counter},
     )
 
 
@@ -232,14 +259,16 @@ def run_correct(args: argparse.Namespace) -> int:
     minutes = None if args.minutes is None else whole(args.minutes, "minutes")
     return _execute(
         args,
-        lambda at: CorrectRating(
+        "correct-rating",
+        lambda at, actor, _signers: CorrectRating(
             player_id=args.player,
             reason=args.reason,
             average_bet=average,
             minutes=minutes,
-            actor=_actor(args.floor, "floor"),
+            actor=actor,
             at=at,
         ),
+        {"--floor": args.floor},
     )
 
 

@@ -33,8 +33,8 @@ from adapters.http.floor import charts, data
 from adapters.http.floor.formats import money, rating_rows
 from adapters.http.floor.session import COOKIE, COOKIE_PATH, FLOOR_ROLES, Session, Sessions
 from adapters.http.models import ID_PATTERN, TABLE_ID_PATTERN
-from adapters.http.rights import RIGHTS
 from adapters.logging import get_logger
+from adapters.operators.rights import RIGHTS
 
 log = get_logger(component="floor")
 router = APIRouter(prefix="/floor", include_in_schema=False)

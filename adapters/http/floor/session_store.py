@@ -14,11 +14,11 @@ import hashlib
 import secrets
 import threading
 from datetime import datetime
-from typing import Protocol, cast
+from typing import Protocol
 
-from sqlalchemy import BigInteger, Column, Engine, MetaData, String, Table
+from sqlalchemy import BigInteger, Column, MetaData, String, Table
 
-from adapters.http.keys import ApiKey, KeyStore, Role, SqlKeyStore
+from adapters.operators.keys import ApiKey, KeyStore, SqlKeyStore
 from adapters.store.failover import pooled_connection
 
 metadata = MetaData()
@@ -71,25 +71,28 @@ class MemorySessionStore:
         found = self._open.get(session_hash(session_id))
         if found is None or found[1] <= now:
             return None
-        for key in self._keys.list():
-            if key.key_id == found[0] and key.revoked_at is None:
-                return key
-        return None
+        return _active(self._keys, found[0])
 
     def end(self, session_id: str, at: datetime) -> None:
         with self._lock:
             self._open.pop(session_hash(session_id), None)
 
 
+def _active(keys: KeyStore, key_id: str) -> ApiKey | None:
+    """The session's key as the log records it now (R19: never the ``api_keys`` row, which an
+    insider could edit), or ``None`` once revoked."""
+    key = keys.get(key_id)
+    return key if key is not None and key.revoked_at is None else None
+
+
 class SqlSessionStore:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, keys: SqlKeyStore) -> None:
+        self._keys = keys
+        self.engine = engine = keys.engine
         mark = "%s" if engine.dialect.paramstyle in ("format", "pyformat") else "?"
         self._key_sql = (
-            "SELECT k.key_id, k.actor_id, k.role, k.created_at FROM floor_sessions s "
-            "JOIN api_keys k ON k.key_id = s.key_id "
-            f"WHERE s.session_hash = {mark} AND s.ended_at IS NULL AND s.expires_at > {mark} "
-            "AND k.revoked_at IS NULL"
+            "SELECT key_id FROM floor_sessions "
+            f"WHERE session_hash = {mark} AND ended_at IS NULL AND expires_at > {mark}"
         )
         self._open_sql = (
             "INSERT INTO floor_sessions (session_hash, key_id, created_at, expires_at) "
@@ -113,7 +116,7 @@ class SqlSessionStore:
             cursor.execute(self._key_sql, (session_hash(session_id), now))
             row = cursor.fetchone()
             cursor.close()
-        return None if row is None else ApiKey(row[0], row[1], cast(Role, row[2]), row[3])
+        return None if row is None else _active(self._keys, row[0])
 
     def end(self, session_id: str, at: datetime) -> None:
         self._run((self._end_sql, (at.isoformat(), session_hash(session_id))))
@@ -136,5 +139,5 @@ class SqlSessionStore:
 def session_store_for(keys: KeyStore) -> SessionStore:
     """The sessions beside a key store: in its database, or in memory for a ``memory://`` one."""
     if isinstance(keys, SqlKeyStore):
-        return SqlSessionStore(keys.engine)
+        return SqlSessionStore(keys)
     return MemorySessionStore(keys)

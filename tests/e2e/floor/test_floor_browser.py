@@ -49,10 +49,13 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
-def _key(cwd: Path, role: str, actor: str) -> str:
+def _key(cwd: Path, role: str, actor: str, security: str | None = None) -> str:
+    """A key's token, made by ``paigow keys create`` as the ``security`` key (none: the store's
+    first key, the bootstrap)."""
+    env = {**os.environ, "PAIGOW_API_KEY": security} if security else None
     made = subprocess.run(
         [str(PAIGOW), "keys", "create", "--role", role, "--actor", actor, "--db", DB],
-        cwd=cwd, capture_output=True, text=True, timeout=120, check=True,
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     token: str = json.loads(made.stdout)["token"]
     return token
@@ -82,10 +85,11 @@ def server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
-    tokens = {"floor": _key(tmp_path, "floor", "pit-boss")}
+    security = _key(tmp_path, "security", "sec-1")
+    tokens = {"floor": _key(tmp_path, "floor", "pit-boss", security)}
     for role, actor in (("dealer", f"dan@{TABLE}"), ("cage", "cage-1"), ("auditor", "aud-1")):
-        tokens[role] = _key(tmp_path, role, actor)
-    tokens["other_dealer"] = _key(tmp_path, "dealer", "eve@PG-9")
+        tokens[role] = _key(tmp_path, role, actor, security)
+    tokens["other_dealer"] = _key(tmp_path, "dealer", "eve@PG-9", security)
     with serving(DB, tmp_path, {**os.environ, "PAIGOW_LOG_FORMAT": "json"}) as served:
         yield served.base, tokens
 
@@ -168,7 +172,7 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
         {
             "gaming_day": day,
             "opener": [{"denomination": 2500, "amount": 500_000}],
-            "dealer": "dan",
+            "signatures": [{"token": tokens["dealer"]}],  # the dealer counts it with the floor
             "rules": {"limits": {"min_bet": 500, "max_bet": 50_000}},
         },
     )

@@ -41,18 +41,21 @@ class Server:
 def server(tmp_path: Path, paigow: Run) -> Iterator[Server]:
     made = paigow("db", "upgrade", "--db", DB)  # a new SQLite file, with its signing key beside
     assert made.returncode == 0, made.stderr
-    first = paigow("keys", "create", "--role", "floor", "--actor", "floor-e2e", "--db", DB)
+    # The store's first key, a security key (the bootstrap), makes the others (R19).
+    first = paigow("keys", "create", "--role", "security", "--actor", "sec-e2e", "--db", DB)
     assert first.returncode == 0, first.stderr
-    tokens = {"floor": json.loads(first.stdout)["token"]}
+    security = json.loads(first.stdout)["token"]
+    tokens = {}
     creating = {  # the other keys at once: each is a process start
         role: subprocess.Popen(
             [str(PAIGOW), "keys", "create", "--role", role, "--actor", f"{role}-e2e", "--db", DB],
             cwd=tmp_path,
+            env={**os.environ, "PAIGOW_API_KEY": security},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for role in ("dealer", "cage", "auditor", "count")
+        for role in ("floor", "dealer", "cage", "auditor", "count")
     }
     for role, process in creating.items():
         out, err = process.communicate(timeout=60)
@@ -138,8 +141,8 @@ def test_a_full_round_over_http_then_recall_and_audit(server: Server) -> None:
         kinds = [e.type for e in store.read_stream("system")]
     finally:
         store.close()
-    # R5/R19: the five keys made with `paigow keys create` before the server started
-    assert kinds == ["api_key_created"] * 5 + ["service_started", "store_opened", "service_stopped"]
+    # R5/R19: the six keys made with `paigow keys create` before the server started
+    assert kinds == ["api_key_created"] * 6 + ["service_started", "store_opened", "service_stopped"]
 
 
 def test_a_gaming_day_over_http_books_ratings_and_tables(server: Server) -> None:
@@ -164,15 +167,24 @@ def test_a_gaming_day_over_http_books_ratings_and_tables(server: Server) -> None
         return response.json()
 
     chips = [{"denomination": 2_500, "amount": 50_000}]
+
+    def sign(*roles: str) -> list[dict[str, str]]:  # a slip's other signers, a key each (R19)
+        return [{"token": tokens[role]} for role in roles]
+
     post("floor", "/gaming-day/open", {"gaming_day": "2026-12-01", "opener": chips,
-                                       "dealer": "dealer-e2e"})  # fmt: skip
+                                       "dealer": "dealer-e2e",
+                                       "signatures": sign("dealer")})  # fmt: skip
     post("dealer", "/seat", {"seat": 1, "player_id": "ana", "card": "CLUB-1"})
     post("dealer", "/seat", {"seat": 2, "player_id": "bo"})
     post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000, "medium": "cash"})
     post("cage", "/buy-in", {"player_id": "bo", "amount": 20_000, "medium": "marker",
                              "marker": "M-77"})  # fmt: skip
     slip = {"requested_by": "floor-e2e", "issued_by": "cage-e2e", "received_by": "dealer-e2e"}
-    post("cage", "/fill", {"slip": "F-1", "chips": chips, **slip})
+    post(
+        "cage",
+        "/fill",
+        {"slip": "F-1", "chips": chips, **slip, "signatures": sign("floor", "dealer")},
+    )
     for path, body in [("/round/start", None),
                        ("/round/bet", {"player_id": "ana", "amount": 2_500}),
                        ("/round/bet", {"player_id": "bo", "amount": 1_000}),
@@ -186,10 +198,10 @@ def test_a_gaming_day_over_http_books_ratings_and_tables(server: Server) -> None
     assert tray == 50_000 - 40_000 + 50_000 + table["house_result"] + table["commission"]
     refused = send("dealer", "/credit", {"slip": "C-1", "chips": [{"denomination": 2_500,
                    "amount": 1_000_000}], "requested_by": "floor-e2e", "issued_by": "dealer-e2e",
-                   "received_by": "cage-e2e"})  # fmt: skip
+                   "received_by": "cage-e2e", "signatures": sign("floor", "cage")})  # fmt: skip
     assert refused.status_code == 422 and "fill it first" in refused.json()["message"]
     closer = [{"denomination": 100, "amount": tray - tray % 100}]
-    post("floor", "/gaming-day/close", {"closer": closer, "dealer": "dealer-e2e"})
+    post("floor", "/gaming-day/close", {"closer": closer, "signatures": sign("dealer")})
     post("count", "/count", {"gaming_day": "2026-12-01", "cash": 20_000, "markers": 20_000})
 
     (row,) = get("auditor", "/reports?day=2026-12-01&view=accounting&table_id=PG-9")["accounting"]

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.store import open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW, Run
@@ -85,7 +85,14 @@ def test_the_postgresql_key_trap(
     pg_url = pg_url_empty  # an empty schema: `paigow db upgrade` migrates it for real
     upgraded = paigow("db", "upgrade", "--db", pg_url)
     assert upgraded.returncode == 0, upgraded.stderr
-    store = open_store(pg_url, signing_key=Signer.generate())  # only to make the API keys
+    # The casino's key: it seals the API keys' creations, then the server signs with it.
+    signer = Signer.generate()
+    key_file = tmp_path / "signing.pem"
+    key_file.write_bytes(signer.private_pem())
+    key_file.chmod(0o600)
+    public_file = tmp_path / "signing.pub"
+    public_file.write_bytes(signer.public_pem())
+    store = open_store(pg_url, signing_key=signer)  # only to make the API keys
     try:
         keys = key_store_for(store)
         tokens = {
@@ -110,8 +117,10 @@ def test_the_postgresql_key_trap(
     )  # fmt: skip
     one_line_refusal(simulated, shown)
 
-    # --read-only: queries are answered, every command is refused, nothing is written.
-    with serving(pg_url, tmp_path, env, "--read-only") as served:
+    # --read-only: queries are answered, every command is refused, nothing is written. Without
+    # the signing key, the server checks the keys' sealed creations with the public key.
+    read_only = {**env, "PAIGOW_PUBLIC_KEY": str(public_file)}
+    with serving(pg_url, tmp_path, read_only, "--read-only") as served:
         base = served.base
         auth = {"Authorization": f"Bearer {tokens['floor']}", "Idempotency-Key": "ro-1"}
         refused = httpx.post(f"{base}/tables/{TABLE}/open", json={}, headers=auth)
@@ -124,16 +133,13 @@ def test_the_postgresql_key_trap(
             "no signing key"
         )
         assert "paigow_read_only 1.0" in httpx.get(f"{base}/metrics").text
-    check = open_store(pg_url, signing_key=Signer.generate())
-    try:
-        assert check.read_all() == []  # the read-only server wrote nothing, not even its start
+    check = open_store(pg_url, signing_key=signer)
+    try:  # the read-only server wrote nothing, not even its start: the keys' creations only
+        assert [e.type for e in check.read_all()] == ["api_key_created"] * 4
     finally:
         check.close()
 
     # With the key: the round closes, the server is ready, every metric is named.
-    key_file = tmp_path / "signing.pem"
-    key_file.write_bytes(Signer.generate().private_pem())
-    key_file.chmod(0o600)
     with serving(pg_url, tmp_path, environment(PAIGOW_SIGNING_KEY=str(key_file))) as served:
         base = served.base
         closed = play_a_round(base, tokens)

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from tests.e2e.conftest import PAIGOW
@@ -96,6 +96,13 @@ def test_the_service_role_plays_and_cannot_change_history(
     key_file.write_bytes(Signer.generate().private_pem())
     key_file.chmod(0o600)  # a key its group or others can read is refused (issue 17)
     env = {**os.environ, "PAIGOW_LOG_FORMAT": "json", "PAIGOW_SIGNING_KEY": str(key_file)}
+    service_url = _as_service(database)
+    # A simulation first, as the service role: it plays only into a store with no operator key.
+    simulated = subprocess.run(
+        [str(PAIGOW), "simulate", "--rounds", "3", "--seed", "5", "--quiet", "--db", service_url],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert simulated.returncode == 0, simulated.stderr
     admin = open_store(database, signing_key=str(key_file))
     try:  # keys are the owner's business (the service may only read them)
         keys = key_store_for(admin)
@@ -103,13 +110,11 @@ def test_the_service_role_plays_and_cannot_change_history(
         tokens = {r: keys.create(f"{r}-1", r, now)[1] for r in ("dealer", "floor", "cage")}
     finally:
         admin.close()
-    service_url = _as_service(database)
     with serving(service_url, tmp_path, env, timeout=60) as served:
         _play_a_round(served.base, tokens)
     log = served.log
     assert '"event": "service_stopped"' in log.read_text()  # written as the service role too
     for args in (
-        ("simulate", "--rounds", "3", "--seed", "5", "--quiet"),
         ("report", "--format", "json"),
         ("audit", "verify"),
     ):

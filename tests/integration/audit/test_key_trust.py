@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adapters.cli.main import main
+from adapters.operators.keys import key_store_for
 from adapters.projections import ProjectionRunner
 from adapters.service import TableService
 from adapters.store import open_store
@@ -62,6 +64,12 @@ def test_a_verifier_holding_the_first_key_follows_a_rotation(
 ) -> None:
     old, old_pub = _old_key(casino, tmp_path)
     new = tmp_path / "second.key"
+    # The rotation acts as the key officer's API key (R19): the store's first key.
+    security = tmp_path / "security.key"
+    security.write_text(
+        key_store_for(casino.store).create("sec-1", "security", datetime.now(UTC))[1]
+    )
+    security.chmod(0o600)
     status, out, err = _run(
         capsys,
         "keys",
@@ -73,6 +81,8 @@ def test_a_verifier_holding_the_first_key_follows_a_rotation(
         str(old),
         "--out",
         str(new),
+        "--key-file",
+        str(security),
     )
     assert status == 0, err
     rotated = json.loads(out)

@@ -17,14 +17,16 @@ from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
 from adapters.http.app import create_app
-from adapters.http.keys import KeyStore, MemoryKeyStore, key_store_for
+from adapters.http.command_routes import ROUTES
+from adapters.operators.keys import KeyStore, MemoryKeyStore, key_store_for
+from adapters.operators.rights import SIGNERS
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.store import InMemoryEventStore, open_store
 from adapters.store.signing import Signer
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
-ROLES = ("dealer", "floor", "cage", "auditor", "count")
+ROLES = ("dealer", "floor", "cage", "auditor", "count", "security")
 TABLE = "PG-1"
 
 
@@ -53,9 +55,23 @@ class Api:
         key: str | None = None,
         table: str = TABLE,
     ) -> Any:
+        """A command as ``role``; a slip's other signers sign it with their keys unless the body
+        says who (``signatures``)."""
+        body = self.cosigned(role, path, body)
         return self.client.post(
             f"/tables/{table}{path}", json=body, headers=self.headers(role, key)
         )
+
+    def cosigned(self, role: str, path: str, body: dict[str, Any] | None) -> dict[str, Any] | None:
+        route = ROUTES.get(path)
+        if route is None or route.signed is None or body is None or "signatures" in body:
+            return body
+        others = [r for r in SIGNERS[route.operation] if r != role]
+        return {**body, "signatures": self.sign(*others)}
+
+    def sign(self, *roles: str) -> list[dict[str, str]]:
+        """The body's ``signatures`` of a slip's other signers: one key each (R19)."""
+        return [{"token": self.tokens[role]} for role in roles]
 
     def get(self, role: str, path: str) -> Any:
         return self.client.get(path, headers={"Authorization": f"Bearer {self.tokens[role]}"})
@@ -80,7 +96,8 @@ def build_api(store: Any, keys: KeyStore, seed: int = 3, prefix: str = "test") -
 @pytest.fixture
 def api() -> Api:
     """Over the in-memory store: fast, for the API's own behaviour."""
-    return build_api(InMemoryEventStore(Signer.generate()), MemoryKeyStore())
+    store = InMemoryEventStore(Signer.generate())
+    return build_api(store, MemoryKeyStore(store))
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from adapters.http.auth_failures import FailureLimiter, presented_key_id
-from adapters.http.keys import token_hash
+from adapters.http.auth_failures import FailureLimiter
+from adapters.operators.keys import presented_key_id, token_hash
 from eventlog.system_events import SYSTEM_STREAM
 from tests.integration.http.conftest import Api
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from adapters.clock import SteppingClock
 from adapters.http.app import create_app
 from adapters.http.body_limit import DEFAULT_MAX_BODY
-from adapters.http.keys import MemoryKeyStore
+from adapters.operators.keys import MemoryKeyStore
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.store import InMemoryEventStore

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.primary import PrimaryWatch
 from adapters.store.signing import Signer

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from adapters.clock import SteppingClock
 from adapters.http import command_routes
 from adapters.http.app import create_app
-from adapters.http.keys import MemoryKeyStore
+from adapters.operators.keys import MemoryKeyStore
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.store import InMemoryEventStore
@@ -144,7 +144,7 @@ def _requests(tokens: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def test_fast_and_fastapi_paths_answer_every_request_alike() -> None:
-    keys = MemoryKeyStore()
+    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))  # the apps share the keys
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
     fast_service, fast = _app(keys, fast=True)
     slow_service, slow = _app(keys, fast=False)
@@ -212,7 +212,7 @@ def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands
     import json
 
     monkeypatch.setenv("PAIGOW_HTTP_MAX_BODY", str(256 * 1024))
-    keys = MemoryKeyStore()
+    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))  # the apps share the keys
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
     service, client = _app(keys, fast=True)
     app = client.app

@@ -19,7 +19,7 @@ from adapters.clock import SteppingClock
 from adapters.http.app import create_app
 from adapters.http.floor.session import COOKIE
 from adapters.http.floor.session_store import metadata
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.store import open_store

@@ -21,8 +21,8 @@ from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
 from adapters.http.app import create_app
-from adapters.http.keys import MemoryKeyStore, key_store_for
 from adapters.metrics import MeteredStore
+from adapters.operators.keys import MemoryKeyStore, key_store_for
 from adapters.service import TableService
 from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer
@@ -32,7 +32,7 @@ from tests.integration.http.test_queries import play_the_live_round
 
 def metered_api(store: Any, keys: Any = None) -> Api:
     """The API as ``paigow serve`` builds it: the service's appends timed and counted."""
-    api = build_api(store, keys or MemoryKeyStore())
+    api = build_api(store, keys or MemoryKeyStore(store))
     api.service.store = MeteredStore(store)
     return api
 
@@ -103,7 +103,9 @@ def test_not_ready_when_the_key_did_not_sign_the_last_checkpoint(tmp_path: Any) 
     first.close()
     other = open_store(url, signing_key=Signer.generate())
     try:
-        response = build_api(other, key_store_for(other)).client.get("/ready")
+        # The keys over a store of their own: the other key cannot seal over the first one's log.
+        keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))
+        response = build_api(other, keys).client.get("/ready")
     finally:
         other.close()
     assert response.status_code == 503
@@ -304,6 +306,6 @@ def test_documents_are_served_with_no_outside_url(api: Api, page: str) -> None:
 def test_the_app_over_a_plain_service_has_the_same_routes() -> None:
     """``create_app`` over an unmetered service (tests, the OpenAPI writer) serves them too."""
     service = TableService(InMemoryEventStore(Signer.generate()))
-    client = TestClient(create_app(service, MemoryKeyStore()))
+    client = TestClient(create_app(service, MemoryKeyStore(service.store)))
     assert client.get("/ready").status_code == 200
     assert "paigow_http_requests_total" in client.get("/metrics").text

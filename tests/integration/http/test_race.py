@@ -94,7 +94,7 @@ def test_two_dealers_racing_one_wins_one_gets_409_and_nothing_is_lost(sql_api: A
 
 
 def test_two_servers_on_one_database_the_store_decides_the_race(db_url: str) -> None:
-    from adapters.http.keys import key_store_for
+    from adapters.operators.keys import key_store_for
     from adapters.store import open_store
     from adapters.store.signing import Signer
 

@@ -1,5 +1,7 @@
 """The role matrix (issue 10): every endpoint x every role, allowed or 403; a 403 is logged with
-the actor. The expected matrix is written out here, apart from adapters/http/rights.py."""
+the actor. The expected matrix is written out here, apart from adapters/operators/rights.py (which
+``tests/integration/http/test_rights_matrix.py`` proves on both ways in): ``security``, the key
+officer, reads what everyone reads and gives no command."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from structlog.testing import capture_logs
 
 from tests.integration.http.conftest import ROLES, TABLE, Api, open_table
 
-D, F, C, A, N = "dealer", "floor", "cage", "auditor", "count"
+D, F, C, A, N, S = "dealer", "floor", "cage", "auditor", "count", "security"
 
 EXPECTED: dict[str, set[str]] = {
     "open_table": {F},
@@ -40,7 +42,7 @@ EXPECTED: dict[str, set[str]] = {
     "credit_tray": {F, C, D},
     "count_drop": {N},
     "correct_rating": {F},
-    "tables": {D, F, C, A, N},
+    "tables": {D, F, C, A, N, S},
     "receive_deck": {F},
     "inspect_deck": {F},
     "load_shuffler": {F},
@@ -48,11 +50,11 @@ EXPECTED: dict[str, set[str]] = {
     "retire_deck": {F},
     "hold_deck": {F},
     "release_deck": {F},
-    "table_state": {D, F, C, A, N},
-    "table_events": {D, F, C, A, N},
-    "round_recall": {D, F, C, A, N},
-    "round_history": {D, F, C, A, N},
-    "table_decks": {D, F, C, A, N},
+    "table_state": {D, F, C, A, N, S},
+    "table_events": {D, F, C, A, N, S},
+    "round_recall": {D, F, C, A, N, S},
+    "round_history": {D, F, C, A, N, S},
+    "table_decks": {D, F, C, A, N, S},
     "reports": {F, C, A},
     "player_ratings": {F, C, A},
     "audit_verify": {A, F},

@@ -15,13 +15,14 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
 
-from adapters.http.keys import MemoryKeyStore
-from adapters.http.rights import RIGHTS
+from adapters.operators.keys import MemoryKeyStore
+from adapters.operators.rights import RIGHTS
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from tests.integration.http.conftest import build_api, open_table
 
-API = build_api(InMemoryEventStore(Signer.generate()), MemoryKeyStore())
+_STORE = InMemoryEventStore(Signer.generate())
+API = build_api(_STORE, MemoryKeyStore(_STORE))
 open_table(API, (2, "ana", 100_000), (3, "bo", 50_000))
 API.ok("dealer", "/round/start")
 

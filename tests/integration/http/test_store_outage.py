@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 
 from adapters.clock import SteppingClock
 from adapters.http.app import create_app
-from adapters.http.keys import key_store_for
+from adapters.operators.keys import key_store_for
 from adapters.service import TableService
 from adapters.store import migrate, open_store, sqlite_engine
 from adapters.store.signing import Signer
@@ -159,12 +159,13 @@ def test_postgresql_cut_and_restored_under_load_answers_only_503(
 
 def test_a_read_only_sqlite_file_answers_503_and_writes_nothing(tmp_path: Any) -> None:
     path = tmp_path / "casino.db"
-    writable = open_store(f"sqlite:///{path}", signing_key=Signer.generate())
+    signer = Signer.generate()  # the casino's key, which vouches for its keys' events too
+    writable = open_store(f"sqlite:///{path}", signing_key=signer)
     api = build_api(writable, key_store_for(writable))
     open_table(api, (1, "ana", 1_000))
     writable.close()
     read_only = sqlite_engine(make_url(f"sqlite:///file:{path}?mode=ro&uri=true"))
-    store = SqliteEventStore(read_only, signer=Signer.generate())
+    store = SqliteEventStore(read_only, signer=signer)
     try:
         service = TableService(store, clock=SteppingClock(START, timedelta(seconds=1)))
         keys = key_store_for(store)  # the keys made above, read from the file

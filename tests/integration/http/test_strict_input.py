@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.http.app import create_app
-from adapters.http.keys import MemoryKeyStore
+from adapters.operators.keys import MemoryKeyStore
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from tests.integration.http.conftest import TABLE, build_api, open_table
@@ -92,8 +92,9 @@ REFUSED: list[tuple[str, bytes, list[Any], str]] = [
 
 @pytest.fixture(params=["fast", "fastapi"])
 def client_and_store(request: pytest.FixtureRequest) -> tuple[TestClient, Any, dict[str, str]]:
-    keys = MemoryKeyStore()
-    api = build_api(InMemoryEventStore(Signer.generate()), keys)
+    store = InMemoryEventStore(Signer.generate())
+    keys = MemoryKeyStore(store)
+    api = build_api(store, keys)
     open_table(api, (1, "ana", 100_000))
     api.ok("dealer", "/round/start")
     client = TestClient(create_app(api.service, keys, fast_commands=request.param == "fast"))
@@ -125,7 +126,8 @@ def test_a_body_that_is_not_strict_is_refused_with_422_and_writes_nothing(
 
 def test_the_same_bodies_written_plainly_go_through() -> None:
     """The refusals above are about the form, not the values: the plain forms pass."""
-    api = build_api(InMemoryEventStore(Signer.generate()), MemoryKeyStore())
+    store = InMemoryEventStore(Signer.generate())
+    api = build_api(store, MemoryKeyStore(store))
     open_table(api, (1, "ana", 100_000))
     api.ok("floor", "/rules", {"rules": {"version": 2, "co_bank": False}, "reason": "é ok"})
     # Members the model keeps in its own order (sorted denominations), and its defaults written

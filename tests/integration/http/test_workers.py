@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from adapters.held_tables import table_events
 from adapters.http.app import create_app
-from adapters.http.keys import KeyStore, key_store_for
+from adapters.operators.keys import KeyStore, key_store_for
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from table_core.table import TableState, fold

@@ -106,7 +106,8 @@ def test_an_unauthorised_version_is_refused_and_nothing_is_written(
     assert str(refused.value) == (
         f"the running code (digest {D('1.5.0')}) is not authorised (the log last ran "
         f"{D('1.4.0')}): a floor supervisor authorises it first with `paigow service "
-        f"authorise-version {D('1.5.0')} --reason TEXT --floor ID` (R5/R19); nothing was written"
+        f"authorise-version {D('1.5.0')} --reason TEXT --key-file FLOOR-KEY` (R5/R19); nothing "
+        "was written"
     )
     after = store_factory()
     assert [e.position for e in after.read_all()] == [*before, before[-1] + 1]

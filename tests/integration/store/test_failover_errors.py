@@ -75,9 +75,11 @@ def test_http_answers_store_unavailable_with_retry_after() -> None:
         def append(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             raise StoreUnavailable("no database primary is reachable now: refused")
 
-    from adapters.http.keys import MemoryKeyStore
+    from adapters.operators.keys import MemoryKeyStore
 
-    api = build_api(Failing(Signer.generate()), MemoryKeyStore())
+    # The keys over a store of their own: this one refuses every append, a key's creation too.
+    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))
+    api = build_api(Failing(Signer.generate()), keys)
     response = api.post("floor", "/open", {})
     assert response.status_code == 503
     assert response.headers["Retry-After"] == "1"
