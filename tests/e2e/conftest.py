@@ -16,11 +16,17 @@ ROLES = ("security", "floor", "cage", "dealer", "count", "auditor")
 
 
 def operator_keys(
-    db: str, folder: Path, roles: tuple[str, ...] = ROLES, signing_key: Any = None, **actors: str
+    db: str,
+    folder: Path,
+    roles: tuple[str, ...] = ROLES,
+    signing_key: Any = None,
+    at: datetime | None = None,
+    **actors: str,
 ) -> dict[str, Path]:
     """One API key file (mode 0600) per role in ``folder``, ``ROLE.key``, made in process as
     ``paigow keys create --out`` makes them: a store with no key gets a security key first (the
-    bootstrap), which then creates the others. ``actors``: a role's actor (default ``ROLE-1``).
+    bootstrap), which then creates the others. ``actors``: a role's actor (default ``ROLE-1``);
+    ``at``: when they are made (default now).
     A relative SQLite URL is the folder's file, as the CLI run there reads it."""
     from adapters.operators.keys import key_store_for
     from adapters.store import open_store
@@ -36,7 +42,7 @@ def operator_keys(
         creator = None if keys.has_active() else Actor("cli:test", "bootstrap")
         for role in sorted(roles, key=lambda r: r != "security"):
             key, token = keys.create(
-                actors.get(role, f"{role}-1"), role, datetime.now(UTC), by=creator
+                actors.get(role, f"{role}-1"), role, at or datetime.now(UTC), by=creator
             )
             if role == "security":
                 creator = Actor(key.actor_id, key.role)

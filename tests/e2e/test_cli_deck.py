@@ -170,11 +170,8 @@ def test_a_new_table_deals_a_physical_deck_only_once_paigow_deck_put_one_in_use(
     deck in use with ``paigow deck``; the same report is then dealt from that deck, and the
     audit checks it."""
     assert paigow("db", "upgrade", "--db", DB).returncode == 0
-    tokens = {}
-    for role in ("floor", "dealer", "cage"):
-        made = paigow("keys", "create", "--role", role, "--actor", f"{role}-e2e", "--db", DB)
-        assert made.returncode == 0, made.stderr
-        tokens[role] = json.loads(made.stdout)["token"]
+    files = operator_keys(DB, tmp_path, ("security", "floor", "dealer", "cage"))
+    tokens = {role: path.read_text().strip() for role, path in files.items()}
     n = iter(range(1, 100))
     with serving(DB, tmp_path, dict(os.environ)) as served:
 
@@ -207,7 +204,7 @@ def test_a_new_table_deals_a_physical_deck_only_once_paigow_deck_put_one_in_use(
             ("inspect", "--deck", "D-1", "--count", "53", "--inspector", "i-4"),
             ("use", "--deck", "D-1"),
         ):
-            done = paigow("deck", *args, "--db", DB, "--table", "PG-2", "--actor", "floor-2")
+            done = paigow("deck", *args, "--db", DB, "--table", "PG-2", "--key-file", "floor.key")
             assert done.returncode == 0, done.stderr
         dealt = post("dealer", "/round/deal/report", {"deck": deck})
         assert dealt.status_code == 200, dealt.text

@@ -17,7 +17,7 @@ from adapters.service import TableService
 from adapters.simulation.mixed_session import Session
 from adapters.store import open_store
 
-from .conftest import Run
+from .conftest import Run, operator_keys
 
 NIGHT = datetime(2019, 12, 1, 21, 0, tzinfo=UTC)
 SIX_YEARS_ON = NIGHT + timedelta(days=6 * 365)
@@ -39,6 +39,8 @@ def night(tmp_path: Path) -> Path:
         service.stop()
     finally:
         store.close()
+    # The floor supervisor's key, made that night (R19: a purge acts as a floor key).
+    operator_keys(DB, tmp_path, ("security", "floor"), at=NIGHT, floor="floor-marie")
     return path
 
 
@@ -53,7 +55,7 @@ def _old_end(path: Path) -> int:
 def _purge(paigow: Run, through: int) -> tuple[int, str, str]:
     done = paigow(
         "purge", "--db", DB, "--through", str(through), "--archive", "a.jsonl",
-        "--reason", "space", "--actor", "floor-marie",
+        "--reason", "space", "--key-file", "floor.key",
     )  # fmt: skip
     return done.returncode, done.stdout, done.stderr
 

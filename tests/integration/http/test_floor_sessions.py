@@ -81,7 +81,7 @@ def test_a_revoked_keys_session_ends_at_its_next_request(sql_api: Api) -> None:
 def test_a_key_moved_to_a_role_without_pages_ends_its_session(api: Api) -> None:
     sign_in(api, api.tokens["floor"])
     (floor,) = [k for k in api.keys.list() if k.role == "floor"]
-    assert api.keys.change_role(floor.key_id, "cage") == "floor"
+    assert api.keys.change_role(floor.key_id, "cage", "moved to the cage", START) == "floor"
     assert api.client.get("/floor/pit", follow_redirects=False).status_code == 303
 
 

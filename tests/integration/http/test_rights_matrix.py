@@ -109,7 +109,7 @@ def _argv(command: str, folder: Path, url: str) -> list[str]:
         "deck release": [*table, "--deck", "D-1", "--reason", "done"],
         "dispute open": [*table, "--round", "1", "--reason", "x"],
         "dispute close": ["D-00000000", "--outcome", "x"],
-        "service authorise-version": ["9.9.9", "--reason", "CHG-1"],
+        "service authorise-version": ["9" * 64, "--reason", "CHG-1"],
         "purge": ["--through", "1", "--archive", str(folder / "a.jsonl"), "--reason", "x"],
         "keys create": ["--role", "dealer"],
         "keys revoke": ["000000000000"],
