@@ -77,6 +77,8 @@ class SqliteEventStore(SqlEventStore):
         # still meet at SQLite's write lock (BEGIN IMMEDIATE).
         self._writer: Any = None
         self._write_lock = threading.Lock()
+        #: The heads the open write transaction leaves, remembered once it commits (HeadsSeen).
+        self._leaves: list[tuple[str, int, str, int, str]] = []
 
     def close(self) -> None:
         with self._write_lock:
@@ -127,6 +129,7 @@ class SqliteEventStore(SqlEventStore):
             if self._writer is None:
                 self._writer = self.engine.raw_connection()
             conn = self._writer.driver_connection
+            self._leaves.clear()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -136,6 +139,9 @@ class SqliteEventStore(SqlEventStore):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            for stream_id, version, digest, position, chained in self._leaves:
+                self.seen.saw_stream(stream_id, version, digest, position)
+                self.seen.saw_log(position, chained)
 
     def _lookup(
         self, conn: Any, stream_id: str, ids: Sequence[str]
@@ -164,6 +170,7 @@ class SqliteEventStore(SqlEventStore):
         commands: Sequence[BatchCommand],
         marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
+        self.need_key_to_append()
         if marks:
             self._need_signer()
         for _ in range(3):
@@ -190,6 +197,7 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[list[RecordedEvent]]:
         """Every part in one ``BEGIN IMMEDIATE`` transaction: each part's heads are read after
         the inserts of the parts before it, so the global chain runs on across them."""
+        self.need_key_to_append()
         if checkpoint:
             self._need_signer()
 
@@ -244,14 +252,21 @@ class SqliteEventStore(SqlEventStore):
         """Write a batch of commands presumed new: the command rows go first, so a command id
         seen before fails at once on its unique key, before anything else is built."""
         (head_version, head_hash), (position, global_head) = self._heads(conn, stream_id)
+        # What this store saw must still be there: the log never goes back (heads_seen.py).
+        self.seen.check_stream(
+            stream_id, head_version, head_hash, self._probe_stream(conn, stream_id)
+        )
+        self.seen.check_log(position, global_head, self._probe_log(conn))
         if head_version != expected_version:
             raise _SlowPath  # stale, or a retry sent with its old version: look the ids up
         self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
         # One writer at a time: an event's id is its position, no sequencer needed; the rows,
         # the global chain and the recorded events come out of one pass.
-        rows, log, recorded, _ = chain_batch(
+        rows, log, recorded, chained = chain_batch(
             stream_id, head_version, head_hash, commands, position, global_head, self._reader
         )
+        # ``rows`` and ``log`` are flat: the last event's version, hash and position at their ends.
+        self._leaves.append((stream_id, rows[-10], rows[-1], log[-4], chained))
         self._insert_flat(conn, "events", rows, 12)
         self._insert_flat(conn, "log", log, 4)
         if self.tagger is not None:  # this transaction's tag (adapters/store/tags.py)

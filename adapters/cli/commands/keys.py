@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
     signing_keys.register(verbs, url_help)
 
 
-def _open(url: str | None) -> tuple[Any, Any]:
+def _open(url: str | None, *, writing: bool = False) -> tuple[Any, Any]:
     from adapters.http.keys import SqlKeyStore
     from adapters.store import database_url, open_store
     from table_core.ports import StoreError
@@ -64,6 +64,12 @@ def _open(url: str | None) -> tuple[Any, Any]:
 
     # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
     store = open_store(url, create=False, signing_key=load_settings().signing_key)
+    if writing:  # its system event needs the key: refuse before the key row is written
+        try:
+            store.need_key_to_append()
+        except BaseException:
+            store.close()
+            raise
     return store, SqlKeyStore(store.engine)  # type: ignore[union-attr]
 
 
@@ -91,7 +97,7 @@ def run_create(args: argparse.Namespace) -> int:
 
     from adapters.clock import system_clock
 
-    store, keys = _open(args.db)
+    store, keys = _open(args.db, writing=True)
     try:
         # The default actor names the role and a random suffix, so two keys never share one.
         actor = args.actor or f"{args.role}-{secrets.token_hex(3)}"
@@ -130,7 +136,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_revoke(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
 
-    store, keys = _open(args.db)
+    store, keys = _open(args.db, writing=True)
     try:
         done = keys.revoke(args.key_id, system_clock())
         if done:
@@ -151,7 +157,7 @@ def run_role(args: argparse.Namespace) -> int:
     if not reason:
         print("paigow: a change of role states its reason (--reason)", file=sys.stderr)
         return 2
-    store, keys = _open(args.db)
+    store, keys = _open(args.db, writing=True)
     try:
         try:
             old = keys.change_role(args.key_id, args.role)
