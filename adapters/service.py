@@ -218,7 +218,11 @@ class TableService(BatchExecution):
         Returns the reason."""
         self.tampered_count += 1
         if self._tampered is None:
-            self._tampered = self._system.verification_failed(self.now(), error.finding)
+            try:
+                self._tampered = self._system.verification_failed(self.now(), error.finding)
+            except TamperDetected as refused:  # the store lets nothing be written any more
+                self._tampered = f"store failed verification at {error.finding}"
+                self.log.error("verification_failed_not_recorded", reason=str(refused))
             self.log.error("verification_failed", finding=str(error.finding))
         self.refusing = self._tampered
         return self._tampered

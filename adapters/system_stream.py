@@ -101,7 +101,10 @@ class SystemStream:
                 # it; the service is told (it then refuses).
                 if self._on_untagged is None:
                     raise
-                recorded = self._append_after(build, error)
+                try:
+                    recorded = self._append_after(build, error)
+                except TamperDetected:  # the store lets nothing more be written at all
+                    recorded = []
                 self._on_untagged(error)
                 return recorded
         return self._append(build, checkpoint=False)
@@ -211,7 +214,7 @@ class SystemStream:
             ],
             checkpoint=True,  # sealed at once, as every system event (issue 17)
         )
-        return recorded[-1].position
+        return recorded[-1].position if recorded else 0
 
     def authentication_failed(
         self, now: datetime, route: str, client: str | None, key_id: str | None, failures: int

@@ -219,7 +219,7 @@ class SqlEventStore(AppendEntrances):
         """Checkpoint rows this store signed: their signatures need no check by its tags."""
         if self.tagger is not None:
             for row in rows:
-                self.tagger.signed(row[4])
+                self.tagger.signed(row)
         return rows
 
     def _tag_floor(self, conn: Any) -> int:

@@ -31,12 +31,14 @@ from adapters.store.sql import (
     _SlowPath,
 )
 from eventlog.canonical import GENESIS_HASH
+from eventlog.verifier import Finding
 from table_core.ports import (
     BatchCommand,
     Checkpoint,
     InvalidEvent,
     RecordedEvent,
     StoreError,
+    UntaggedEvents,
 )
 
 
@@ -233,6 +235,8 @@ class SqliteEventStore(SqlEventStore):
             with self._write() as conn:
                 recorded = write(conn)
         except sqlite3.IntegrityError as error:
+            if "events.id" in str(error):
+                raise self._unpositioned() from None
             if "commands.command_id" not in str(error):
                 raise
             return None
@@ -240,6 +244,28 @@ class SqliteEventStore(SqlEventStore):
             return None
         self._fault("after_commit")
         return recorded
+
+    def _unpositioned(self) -> UntaggedEvents:
+        """An ``events`` row holds the id (the position) the append would take, and the log has
+        no entry for it: the store writes both together, so someone INSERTed it behind its back.
+        Named as the first such row (nothing was written)."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT e.id, e.stream_id, e.version FROM events e WHERE NOT EXISTS "
+                "(SELECT 1 FROM event_log g WHERE g.event_id = e.id) ORDER BY e.id LIMIT 1"
+            ).fetchone()
+        position, stream_id, version = row if row is not None else (0, None, None)
+        return UntaggedEvents(
+            f"an event the store did not append holds position {position} and has no place "
+            "in the log; nothing was written",
+            Finding(
+                position,
+                stream_id,
+                version,
+                "unpositioned",
+                "an event with no global position: inserted behind the store's back",
+            ),
+        )
 
     def _append_new(
         self,
@@ -304,6 +330,7 @@ class SqliteEventStore(SqlEventStore):
             head = conn.execute(SELECT_GLOBAL_HEAD).fetchone()
             if head is None:
                 raise InvalidEvent("an empty log has nothing to sign")
+            self.seen.check_log(head[0], head[1], self._probe_log(conn))
             self._check_tags(conn)
             row = self._signed_rows([self._signed_row(head[0], head[1], at)])[0]
             conn.execute(INSERT_CHECKPOINT, row)

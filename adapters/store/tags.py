@@ -72,7 +72,7 @@ def floor_position(
     public_key: bytes,
     anchors: Sequence[Sequence[Any]],
     checkpoints: Iterable[Sequence[Any]],
-    trusted: set[str] | None = None,
+    trusted: set[tuple[Any, ...]] | None = None,
     own_key_id: str | None = None,
 ) -> int:
     """From where tags are required: the highest position this key vouches for. ``anchors``:
@@ -81,8 +81,10 @@ def floor_position(
     signature, the log's hash there), newest first: the first one of this key (``own_key_id``)
     must hold, else ``LogRewritten`` (a forged or cut checkpoint); another key's is passed by.
     Nothing vouched for means position 0: every event must be tagged (fail closed). ``trusted``:
-    signatures already checked (or made) by this store, not checked again (an Ed25519 check is
-    most of this function's cost); the ones checked here are added."""
+    checkpoints already checked (or signed) by this store, not checked again (an Ed25519 check is
+    most of this function's cost): the whole signed row, position, hash, time and signature, so
+    that a signature copied onto another row is checked (and fails); the ones checked here are
+    added."""
     floor = 0
     for position, digest, tag, actual in anchors:
         if tag and actual == digest and hmac.compare_digest(tag, anchor_tag(key, position, digest)):
@@ -92,15 +94,16 @@ def floor_position(
             continue  # another key's (before a rotation): it vouches for nothing of this key's
         if int(position) <= floor:
             return floor
+        signed = (int(position), digest, signed_at, signature)
         holds = actual == digest and (
-            (trusted is not None and signature in trusted)
+            (trusted is not None and signed in trusted)
             or signature_holds(public_key, signature, checkpoint_message(int(position), digest,
                                                                          signed_at))
         )  # fmt: skip
         if not holds:
             raise forged_checkpoint(int(position), actual)
         if trusted is not None:
-            _remember(trusted, signature)
+            _remember(trusted, signed)
         return int(position)
     return floor
 
@@ -122,10 +125,10 @@ def forged_checkpoint(position: int, actual: str | None) -> LogRewritten:
     )
 
 
-def _remember(trusted: set[str], signature: str) -> None:
+def _remember(trusted: set[tuple[Any, ...]], signed: tuple[Any, ...]) -> None:
     if len(trusted) >= 256:  # bounded: only the newest checkpoints are ever looked at
         trusted.clear()
-    trusted.add(signature)
+    trusted.add(signed)
 
 
 class Tagger:
@@ -135,14 +138,15 @@ class Tagger:
         self.key = tag_key(private_raw)
         self.public_key = public_key
         self.key_id = key_id_of(public_key)
-        self.trusted: set[str] = set()
+        self.trusted: set[tuple[Any, ...]] = set()
 
     def row(self, stream_id: str, head_version: int, count: int, last_hash: str) -> TagRow:
         return tag_row(self.key, stream_id, head_version, count, last_hash)
 
-    def signed(self, signature: str) -> None:
-        """A checkpoint this store signed: trusted without a check."""
-        _remember(self.trusted, signature)
+    def signed(self, row: Sequence[Any]) -> None:
+        """A checkpoint row this store signed (position, hash, time, key id, signature): trusted
+        without a check."""
+        _remember(self.trusted, (int(row[0]), row[1], row[2], row[4]))
 
     def floor(self, anchors: Sequence[Sequence[Any]], checkpoints: Iterable[Sequence[Any]]) -> int:
         return floor_position(
