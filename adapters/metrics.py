@@ -14,8 +14,8 @@ Counted as requests are answered (adapters/http/observe.py) and as the service a
 Read from the store when scraped (:class:`StoreCollector`): ``paigow_ready`` (1 or 0, as
 ``/ready``), ``paigow_checkpoint_age_seconds`` (since the log's last signed checkpoint),
 ``paigow_verification_ok`` (0 while a failed verification refuses commands), ``paigow_read_only``,
-``paigow_log_tampered_total`` (the times this process met a log tampered with: an event no holder
-of the key appended, a log cut or rewritten under it);
+``paigow_log_tampered_total`` (the tamperings this process met, each counted once: an event no
+holder of the key appended, a log cut or rewritten under it, a forged snapshot);
 on PostgreSQL ``paigow_store_failovers_total`` (failovers this process saw: connected to another
 primary after losing one, adapters/store/primary.py) and ``paigow_store_primary_lost`` (1 while
 none is reachable).
@@ -144,7 +144,7 @@ class StoreCollector:
         )
         yield CounterMetricFamily(
             "paigow_log_tampered",
-            "Times this process met a log tampered with (untagged events, a cut or rewrite)",
+            "Tamperings this process met, each once (untagged events, a cut or rewrite, ...)",
             value=getattr(self.service, "tampered_count", 0),
         )
         watch = getattr(self.store, "primary_watch", None)

@@ -137,8 +137,8 @@ class TableService(BatchExecution):
         #: under it (issue 17): a later chain verification that holds does not lift it (the
         #: chain of a forgery by the published recipes, or of a cut log, holds).
         self._tampered: str | None = None
-        #: How many times this service met a tampered log (``/metrics``: log_tampered).
-        self.tampered_count = 0
+        #: The tamperings this service met, each counted once (``/metrics``: log_tampered).
+        self._tamperings: set[str] = set()
         #: Why every command is refused, set by ``paigow serve --read-only`` (``None``: it is not).
         self.read_only: str | None = None
         self.log = get_logger(store=store_name)
@@ -207,6 +207,11 @@ class TableService(BatchExecution):
         return False
 
     @property
+    def tampered_count(self) -> int:
+        """How many distinct tamperings this service met (each once, however often met)."""
+        return len(self._tamperings)
+
+    @property
     def tampered(self) -> str | None:
         """Why commands are refused since the service met a tampered log (``None``: it has not)."""
         return self._tampered
@@ -216,7 +221,7 @@ class TableService(BatchExecution):
         it (issue 17): record ``verification_failed`` naming it where the store still allows it
         (unsealed: its head is never signed), refuse every command from now on, one log line.
         Returns the reason."""
-        self.tampered_count += 1
+        self._tamperings.add(str(error.finding))
         if self._tampered is None:
             try:
                 self._tampered = self._system.verification_failed(self.now(), error.finding)
