@@ -78,6 +78,11 @@ def adopt(store: Any, through: int, reason: str, actor: Actor, now: datetime) ->
     global_hash = _global_hash(store, through)
     if global_hash is None:
         raise AdoptionRefused(f"position {through} is not in the log")
+    if not store.may_record_anchors():
+        raise AdoptionRefused(
+            "an adoption writes an anchor, which this login may not: run it as the owner role "
+            "(docs/operations.md, PostgreSQL roles)"
+        )
     record = UnsealedEventsAdopted(
         at=now,
         actor_id=actor.id,

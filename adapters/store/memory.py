@@ -204,6 +204,9 @@ class InMemoryEventStore(AppendEntrances):
     def need_key_to_append(self) -> None:
         """The fake appends without a key (unit tests); the SQL stores refuse to."""
 
+    def may_record_anchors(self) -> bool:
+        return True
+
     def record_tag_anchor(self, signer: Signer, position: int) -> None:
         """As ``SqlEventStore.record_tag_anchor``."""
         with self._lock:

@@ -249,6 +249,15 @@ class SqlEventStore(AppendEntrances):
             floor = self._tag_floor(conn)
             return list(untagged(self.tagger.key, conn.execute(self.sql(ALL_CANDIDATES), (floor,))))
 
+    def may_record_anchors(self) -> bool:
+        """Whether this login may write an anchor (PostgreSQL: the owner's, not the service
+        role's, since migration 0012): asked before a rotation or an adoption writes anything."""
+        if self.dialect != "postgresql":
+            return True
+        with self._connection() as conn:
+            row = conn.execute("SELECT has_table_privilege('append_tag_anchors', 'INSERT')")
+            return bool(row.fetchone()[0])
+
     def record_tag_anchor(self, signer: Signer, position: int) -> None:
         """Tags of ``signer``'s key are required after ``position`` (an event sealed by a
         checkpoint the previous key signed): what ``paigow keys signing rotate`` records for the

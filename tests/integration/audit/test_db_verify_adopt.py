@@ -215,3 +215,33 @@ def test_a_write_without_the_key_is_refused_up_front(
     with live.store.engine.connect() as connection:
         keys = connection.exec_driver_sql("SELECT count(*) FROM api_keys").scalar()
     assert keys == 0  # nothing half-written: the key row waits for its event
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+def test_an_anchor_writer_run_as_the_service_role_writes_nothing(
+    keyed: Casino, capsys: Any, tmp_path: Path
+) -> None:
+    """A rotation and an adoption each write an anchor, the owner's right since migration 0012:
+    run as the service role they are refused before anything is written (no half-made rotation
+    whose new key could vouch for nothing)."""
+    import os
+
+    from sqlalchemy.engine import make_url
+
+    role = os.environ["PAIGOW_PG_SERVICE_ROLE"]
+    as_service = make_url(keyed.url).set(username=role).render_as_string(hide_password=False)
+    head = _written_without_tags(keyed)
+    events = len(keyed.forger.rows())
+    key = os.environ["PAIGOW_SIGNING_KEY"]
+    new = tmp_path / "next.pem"
+    status, out, err = _run(
+        capsys, "keys", "signing", "rotate", "--db", as_service, "--key", key, "--out", str(new)
+    )
+    assert (status, out) == (2, "") and "run it as the owner role" in err
+    assert not new.exists() and not Path(str(new) + ".pub").exists()
+    status, out, err = _run(
+        capsys, "db", "adopt", "--db", as_service, "--through", str(head), "--reason", "r",
+        "--actor", "f",
+    )  # fmt: skip
+    assert (status, out) == (2, "") and "run it as the owner role" in err
+    assert len(keyed.forger.rows()) == events
