@@ -198,7 +198,9 @@ def _finding(position: int, stream: str, version: int) -> Finding:
         stream,
         version,
         "untagged",
-        "no append tag of this store's key covers it: written behind the store's back",
+        "no append tag of this store's key covers it: inserted behind the store's back, or "
+        "written before the tags or without the key (`paigow db adopt` lists such events; an "
+        "operator vouches for them only once checked)",
     )
 
 
