@@ -31,6 +31,8 @@ from table_core.ports import LogRewritten
 
 #: ``probe(version or position)``: the hash the store holds there now (``None``: nothing).
 Probe = Callable[[int], str | None]
+#: What was seen of a stream (version, hash, position) and of the log (position, hash).
+Held = tuple[tuple[int, str, int] | None, tuple[int, str] | None]
 
 
 class HeadsSeen:
@@ -55,13 +57,21 @@ class HeadsSeen:
             if self.log is None or position > self.log[0]:
                 self.log = (position, digest)
 
-    def check_stream(self, stream_id: str, version: int, digest: str, probe: Probe) -> None:
+    def held(self, stream_id: str) -> Held:
+        """What was seen of the stream and of the log, taken BEFORE the heads are read: a head
+        read is compared with what was committed before it was sent (another thread of this
+        store may commit, and raise what it saw, while the read is on its way)."""
+        return self.streams.get(stream_id), self.log
+
+    def check_stream(
+        self, held: Held, stream_id: str, version: int, digest: str, probe: Probe
+    ) -> None:
         """``LogRewritten`` unless the stream's head found (``version``, ``digest``) is the one
-        seen or follows on from it (``probe``: the stream's hash at a version, asked only then)."""
-        held = self.streams.get(stream_id)
-        if held is None:
+        seen (``held``) or follows on from it (``probe``: the stream's hash at a version, asked
+        only then)."""
+        if held[0] is None:
             return
-        seen, seen_hash, position = held
+        seen, seen_hash, position = held[0]
         if version == seen and digest == seen_hash:
             return
         if version < seen:
@@ -80,11 +90,11 @@ class HeadsSeen:
             return  # moved on by another writer: ours is still in it
         raise self.broken_at(Finding(position, stream_id, seen, problem, detail))
 
-    def check_log(self, position: int, digest: str, probe: Probe) -> None:
+    def check_log(self, held: Held, position: int, digest: str, probe: Probe) -> None:
         """As ``check_stream``, for the global log's head (position, hash)."""
-        if self.log is None:
+        if held[1] is None:
             return
-        seen, seen_hash = self.log
+        seen, seen_hash = held[1]
         if position == seen and digest == seen_hash:
             return
         if position < seen:

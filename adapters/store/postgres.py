@@ -342,6 +342,7 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         else:
             head_version, head_hash = 0, GENESIS_HASH
             ids = [command_id for command_id, _ in commands]
+            held = self.seen.held(stream_id)  # before the read is sent (heads_seen.py)
             result = conn.execute(self.SELECT_COMMAND_AND_HEAD, (ids, stream_id))
             # In pipeline mode a fetch may return before the result has arrived; a sync may not.
             pipeline.sync()
@@ -355,11 +356,10 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
                 else:
                     log_head = (c, a)
             # What this store saw must still be there: the log never goes back (heads_seen.py).
-            self.seen.check_stream(
-                stream_id, head_version, head_hash, self._pipeline_probe(conn, pipeline, self.LINK,
-                                                                         stream_id)
-            )  # fmt: skip
-            self.seen.check_log(*log_head, self._pipeline_probe(conn, pipeline, self.LOG_HASH))
+            link = self._pipeline_probe(conn, pipeline, self.LINK, stream_id)
+            self.seen.check_stream(held, stream_id, head_version, head_hash, link)
+            log_probe = self._pipeline_probe(conn, pipeline, self.LOG_HASH)
+            self.seen.check_log(held, *log_head, log_probe)
             if recorded_ranges(stream_id, ids, found) is not None:
                 return None
             check_version(stream_id, expected_version, head_version)
@@ -410,8 +410,9 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         if signs:
             # Never sign after a gap: the log's head before this tail (its first row) and each
             # stream's event this append extends must be what this store saw (heads_seen.py).
+            # Under the lock: every transaction this store saw committed before the tail read.
             log_probe = self._pipeline_probe(conn, pipeline, self.LOG_HASH)
-            self.seen.check_log(log[0][0], log[0][2], log_probe)
+            self.seen.check_log(self.seen.held(""), log[0][0], log[0][2], log_probe)
             self._check_before_signing(conn, pipeline, floor, log[-1][0], links)
             signed = []
             for index, at in signs:
@@ -471,12 +472,15 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         """The stream's head version, once its head and the log's are checked against what this
         store saw (``LogRewritten``): a version conflict is only another writer's if ours is
         still in the log."""
+        held = self.seen.held(stream_id)  # before the read is sent (heads_seen.py)
         found = {kind: (int(number), str(digest)) for kind, digest, number in
                  conn.execute(self.HEADS, (stream_id,)).fetchall()}  # fmt: skip
         version, digest = found.get(1, (0, GENESIS_HASH))
-        self.seen.check_stream(stream_id, version, digest, self._probe_stream(conn, stream_id))
+        self.seen.check_stream(
+            held, stream_id, version, digest, self._probe_stream(conn, stream_id)
+        )
         position, chained = found.get(2, (0, GENESIS_HASH))
-        self.seen.check_log(position, chained, self._probe_log(conn))
+        self.seen.check_log(held, position, chained, self._probe_log(conn))
         return version
 
     def _unexplained(self, stream_id: str) -> LogRewritten:

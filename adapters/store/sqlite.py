@@ -277,12 +277,12 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[list[RecordedEvent]]:
         """Write a batch of commands presumed new: the command rows go first, so a command id
         seen before fails at once on its unique key, before anything else is built."""
+        held = self.seen.held(stream_id)
         (head_version, head_hash), (position, global_head) = self._heads(conn, stream_id)
         # What this store saw must still be there: the log never goes back (heads_seen.py).
-        self.seen.check_stream(
-            stream_id, head_version, head_hash, self._probe_stream(conn, stream_id)
-        )
-        self.seen.check_log(position, global_head, self._probe_log(conn))
+        probe = self._probe_stream(conn, stream_id)
+        self.seen.check_stream(held, stream_id, head_version, head_hash, probe)
+        self.seen.check_log(held, position, global_head, self._probe_log(conn))
         if head_version != expected_version:
             raise _SlowPath  # stale, or a retry sent with its old version: look the ids up
         self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
@@ -327,10 +327,11 @@ class SqliteEventStore(SqlEventStore):
     def checkpoint(self, at: datetime) -> Checkpoint:
         self._need_signer()
         with self._write() as conn:
+            held = self.seen.held("")
             head = conn.execute(SELECT_GLOBAL_HEAD).fetchone()
             if head is None:
                 raise InvalidEvent("an empty log has nothing to sign")
-            self.seen.check_log(head[0], head[1], self._probe_log(conn))
+            self.seen.check_log(held, head[0], head[1], self._probe_log(conn))
             self._check_tags(conn)
             row = self._signed_rows([self._signed_row(head[0], head[1], at)])[0]
             conn.execute(INSERT_CHECKPOINT, row)
