@@ -140,8 +140,8 @@ class HeadsSeen:
 
     def refuse_to_sign(self) -> None:
         """Raise the rewrite met, if any: a store that met one signs nothing more."""
-        if self.broken is not None:
-            raise self.broken
+        if self.broken is not None:  # a new exception each time: no traceback piling up
+            raise LogRewritten(str(self.broken), self.broken.finding)
 
     def broken_at(self, finding: Finding) -> LogRewritten:
         """The error for ``finding``, remembered: the store signs nothing more."""

@@ -408,12 +408,9 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         if self.faults:
             self._fault("holding_lock")
         if signs:
-            # Never sign after a gap: the log's head before this tail (its first row) and each
-            # stream's event this append extends must be what this store saw (heads_seen.py).
-            # Under the lock: every transaction this store saw committed before the tail read.
-            log_probe = self._pipeline_probe(conn, pipeline, self.LOG_HASH)
-            self.seen.check_log(self.seen.held(""), log[0][0], log[0][2], log_probe)
-            self._check_before_signing(conn, pipeline, floor, log[-1][0], links)
+            # Never sign after a gap: each stream's event this append extends and the log's head
+            # before this tail (its first row) must be what this store saw (heads_seen.py).
+            self._check_before_signing(conn, pipeline, floor, log, links)
             signed = []
             for index, at in signs:
                 position, _, chain_hash = log[index]
@@ -429,13 +426,15 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         conn: Any,
         pipeline: Any,
         floor: tuple[Any, Any] | None,
-        head: int,
+        log: list[tuple[int, int | None, str]],
         links: Sequence[tuple[str, int, str]],
     ) -> None:
         """Before signing, under the lock, in ONE round trip: each appended stream's event that
-        the append extends still there with its hash (a stream cut under this store is
-        ``LogRewritten``), and every event after the floor tagged (``_check_tags``, its floor
+        the append extends still there with its hash, then the log's head the tail started from
+        (under the lock, every transaction this store saw committed before it: a cut or rewrite
+        is ``LogRewritten``), then every event after the floor tagged (``_check_tags``, its floor
         read already, pipelined with the tail)."""
+        held = self.seen.held("")
         probes = [
             (stream, version, digest, conn.execute(self.LINK, (stream, version)))
             for stream, version, digest in links
@@ -446,11 +445,13 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
             assert self.tagger is not None
             anchors, checkpoints = floor
             start = self.tagger.floor(anchors.fetchall(), checkpoints.fetchall())
-            rows = conn.execute(self.sql(PG_ALL_CANDIDATES), (start, head))
+            rows = conn.execute(self.sql(PG_ALL_CANDIDATES), (start, log[-1][0]))
         pipeline.sync()
         for stream, version, digest, cursor in probes:
             found = cursor.fetchone()
             self.seen.check_link(stream, version, digest, None if found is None else found[0])
+        log_probe = self._pipeline_probe(conn, pipeline, self.LOG_HASH)
+        self.seen.check_log(held, log[0][0], log[0][2], log_probe)
         if rows is not None:
             assert self.tagger is not None
             self.tagger.check(rows.fetchall())

@@ -68,17 +68,27 @@ def _refused_everywhere(casino: Casino, service: TableService, signed: list[int]
     assert [cp.position for cp in casino.store.checkpoints()] == signed
 
 
+@pytest.mark.parametrize("sealed", [False, True], ids=["round-start", "sealed-buy-in"])
 def test_a_tables_last_round_cut_with_its_checkpoint_is_noticed_at_once(
-    live: Casino, tmp_path: Path, capsys: Any
+    live: Casino, tmp_path: Path, capsys: Any, sealed: bool
 ) -> None:
+    """The next command is a round's start (PostgreSQL: the one-call append, the server checks
+    the head it extends) or a buy-in between rounds (sealed at once: the pipelined append checks
+    it before signing)."""
     service, _play = _playing(live)
     held = live.forger.rows()[-1]  # the log's last event: T-2's round end, sealed
     first = _last_round_start(live, "T-1")
     held_t1 = max(int(r[0]) for r in live.forger.rows() if r[1] == "T-1")
+    player = sorted(service.load("T-1").balances)[0]
     live.forger.cut_tail(first)  # T-1's last round and what followed, with their checkpoints
     signed = [cp.position for cp in live.store.checkpoints()]
-    with pytest.raises(LogTampered, match=f"position {held_t1}"):
-        _start_round(service, "T-1", "next")  # never ConcurrencyError (409)
+    with pytest.raises(LogTampered, match=f"position {held_t1}"):  # never a 409
+        if sealed:
+            cage = Actor(id="cage-1", role="cage")
+            buy_in = c.BuyIn(player_id=player, amount=100, actor=cage, at=service.now())
+            service.execute("T-1", buy_in, "T-1:buy")
+        else:
+            _start_round(service, "T-1", "next")
     _refused_everywhere(live, service, signed)
     failed = [(p["position"], p["stream_id"], p["problem"])
               for _, p in system_events(live, "verification_failed")]  # fmt: skip
