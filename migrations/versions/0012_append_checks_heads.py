@@ -21,6 +21,11 @@ or ``append_tag_anchors`` (``paigow keys signing rotate`` and ``paigow db adopt`
 they run as the owner): INSERT on those three is revoked. ``CREATE`` on the schema is revoked from
 PUBLIC (PostgreSQL before 15 grants it on ``public``). On SQLite a no-op. Frozen text: a later
 change is a new revision.
+
+From this revision's code on, the untagged first row 0009 wrote in ``append_tag_anchors`` counts
+for nothing (adapters/store/tags.py): a log whose head no checkpoint sealed before the tags is
+taken on by ``paigow db adopt``, an operator's recorded step, never silently. The row stays
+(append-only).
 """
 
 from __future__ import annotations
