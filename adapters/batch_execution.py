@@ -17,7 +17,7 @@ from table_core.ports import (
     CommandsPartlyRecorded,
     ConcurrencyError,
     StoreUnavailable,
-    UntaggedEvents,
+    TamperDetected,
 )
 from table_core.table import TableState, decide, fold
 
@@ -44,7 +44,7 @@ class BatchExecution:
         def _no_time_travel(self, table_id: str, at: datetime) -> None: ...
         def _outcome_unknown(self, table_id: str, log: Any) -> None: ...
         def _note_significant(self, events: Sequence[Any]) -> None: ...
-        def _log_tampered(self, error: UntaggedEvents, table_id: str) -> Exception: ...
+        def _log_tampered(self, error: TamperDetected, table_id: str) -> Exception: ...
 
     def execute_batch(self, table_id: str, items: Sequence[BatchItem]) -> list[CommandResult]:
         """Decide each command against the state the previous ones left and append them all in
@@ -65,7 +65,7 @@ class BatchExecution:
         self._refuse_while_unverified(log)
         try:
             return self._execute_batch(table_id, items, log)
-        except UntaggedEvents as error:  # issue 17: nothing was written, nothing signed
+        except TamperDetected as error:  # issue 17: nothing was written, nothing signed
             raise self._log_tampered(error, table_id) from None
 
     def _execute_batch(
@@ -126,7 +126,8 @@ class BatchExecution:
             recorded = self.store.append_batch(
                 table_id, start_version, batch, checkpoint_after=decision.round_ends
             )
-        except ConcurrencyError:
+        except ConcurrencyError as conflict:
+            self._held_tables.went_back(conflict, initial)  # a cut stream is no conflict
             self._held_tables.mark_stale(table_id)  # another writer moved it on
             log.warning("command_conflict", expected_version=start_version)
             raise

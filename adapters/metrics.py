@@ -13,7 +13,9 @@ Counted as requests are answered (adapters/http/observe.py) and as the service a
 
 Read from the store when scraped (:class:`StoreCollector`): ``paigow_ready`` (1 or 0, as
 ``/ready``), ``paigow_checkpoint_age_seconds`` (since the log's last signed checkpoint),
-``paigow_verification_ok`` (0 while a failed verification refuses commands), ``paigow_read_only``;
+``paigow_verification_ok`` (0 while a failed verification refuses commands), ``paigow_read_only``,
+``paigow_log_tampered_total`` (the tamperings this process met, each counted once: an event no
+holder of the key appended, a log cut or rewritten under it, a forged snapshot);
 on PostgreSQL ``paigow_store_failovers_total`` (failovers this process saw: connected to another
 primary after losing one, adapters/store/primary.py) and ``paigow_store_primary_lost`` (1 while
 none is reachable).
@@ -139,6 +141,11 @@ class StoreCollector:
             "paigow_read_only",
             "1 when the server refuses every command",
             bool(self.service.read_only),
+        )
+        yield CounterMetricFamily(
+            "paigow_log_tampered",
+            "Tamperings this process met, each once (untagged events, a cut or rewrite, ...)",
+            value=getattr(self.service, "tampered_count", 0),
         )
         watch = getattr(self.store, "primary_watch", None)
         if watch is not None:  # PostgreSQL: adapters/store/primary.py

@@ -8,8 +8,12 @@ close. ``paigow serve`` and ``paigow simulate`` therefore refuse to start on suc
 
 ``/ready`` asks :func:`readiness` on every call: the store answers, its schema is at the head
 revision, the signing key is the one that signed the log's last checkpoint, and nothing refuses
-commands (a failed verification, a read-only server). The last checkpoint read here also gives
-``/metrics`` its checkpoint age.
+commands (a failed verification, a read-only server, a log tampered with: ``log_tampered``). The
+last checkpoint read here also gives ``/metrics`` its checkpoint age.
+
+:func:`store_role_warning`: a PostgreSQL login that is a superuser, owns the schema or may act
+as its owner can change history with plain SQL (drop a trigger, delete rows); the server runs on
+it all the same, with one warning line at start and a ``warnings`` entry in ``/ready``.
 """
 
 from __future__ import annotations
@@ -151,9 +155,46 @@ def _key_check(store: Any, found: Readiness) -> bool | str:
 def _commands_check(service: Any) -> bool | str:
     if service.read_only:
         return f"read-only: {service.read_only}"
+    tampered = getattr(service, "tampered", None)
+    if tampered:
+        return f"log_tampered: commands are refused: {tampered}"
     if service.refusing:
         return f"commands are refused: {service.refusing}"
     return True
+
+
+#: The login's powers over the schema the store lives in (PostgreSQL).
+ROLE_POWERS = (
+    "SELECT r.rolname, r.rolsuper, n.nspowner = r.oid, pg_has_role(r.oid, n.nspowner, 'MEMBER'), "
+    "pg_get_userbyid(n.nspowner), n.nspname FROM pg_roles r, pg_namespace n "
+    "WHERE r.rolname = current_user AND n.nspname = current_schema()"
+)
+
+
+def store_role_warning(store: Any) -> str | None:
+    """Why the PostgreSQL login the store uses is more than the service role, or ``None`` (any
+    other store, or a login that may only read and append: docs/operations.md)."""
+    engine = getattr(store, "engine", None)
+    if engine is None or engine.dialect.name != "postgresql":
+        return None
+    with store._connection() as conn:
+        row = conn.execute(ROLE_POWERS).fetchone()
+    if row is None:
+        return None
+    login, superuser, owner, member, schema_owner, schema = row
+    if superuser:
+        what = "a superuser"
+    elif owner:
+        what = f"the owner of schema {schema}"
+    elif member:
+        what = f"a member of {schema_owner}, the owner of schema {schema}"
+    else:
+        return None
+    return (
+        f"the store's login {login} is {what}: it can change history with plain SQL (drop a "
+        "trigger, delete or rewrite rows); run the server as the service role "
+        "(docs/operations.md, PostgreSQL roles)"
+    )
 
 
 def _one_line(error: BaseException) -> str:

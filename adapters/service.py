@@ -50,7 +50,7 @@ from table_core.ports import (
     EventStore,
     RecordedEvent,
     StoreUnavailable,
-    UntaggedEvents,
+    TamperDetected,
 )
 from table_core.table import TableState, decide, fold
 
@@ -74,8 +74,9 @@ class StoreUnverified(DomainError):
 
 class LogTampered(StoreUnverified):
     """Issue 17: the store met an event it did not append (no valid append tag: INSERTed behind
-    its back) and refused to sign or fold it; ``verification_failed`` is recorded and every
-    command is refused until an operator restarts the service on a log that holds."""
+    its back), or a log that went backwards or was rewritten under it (``LogRewritten``), and
+    refused to sign, fold or write after it; ``verification_failed`` is recorded and every command
+    is refused until an operator restarts the service on a log that holds."""
 
 
 class ServiceReadOnly(StoreUnverified):
@@ -139,10 +140,12 @@ class TableService(BatchExecution):
         self._held_tables = HeldTables(store)
         self._system = SystemStream(store, on_untagged=self._untagged)
         self.refusing: str | None = None
-        #: Why commands are refused since the store met an untagged event (issue 17): a later
-        #: chain verification that holds does not lift it (the chain of a forgery by the
-        #: published recipes holds).
+        #: Why commands are refused since the store met an untagged event or a log rewritten
+        #: under it (issue 17): a later chain verification that holds does not lift it (the
+        #: chain of a forgery by the published recipes, or of a cut log, holds).
         self._tampered: str | None = None
+        #: The tamperings this service met, each counted once (``/metrics``: log_tampered).
+        self._tamperings: set[str] = set()
         #: Why every command is refused, set by ``paigow serve --read-only`` (``None``: it is not).
         self.read_only: str | None = None
         self.log = get_logger(store=store_name)
@@ -198,6 +201,10 @@ class TableService(BatchExecution):
             self.log.warning("snapshot_tail_refused", reason=str(broken))
             snapshots.walked = walked = None
             self.check_store()  # names what does not hold; commands wait while it fails
+        except TamperDetected as forged:  # a snapshot the store's key did not sign
+            self._untagged(forged)
+            snapshots.walked = walked = None
+            self.check_store()
         if walked is None:
             return
         for table_id, state in walked.states.items():
@@ -206,7 +213,7 @@ class TableService(BatchExecution):
 
     def stop(self) -> None:
         self._system.stopped(self.now())
-        if self.snapshots is not None and not self.read_only:
+        if self.snapshots is not None and not self.read_only and self._tampered is None:
             self.snapshots.take(self._held_tables, self.now())
         self.log.info("service_stopped")
 
@@ -231,22 +238,38 @@ class TableService(BatchExecution):
         self.log.error("verification_failed", finding=str(finding))
         return False
 
-    def _untagged(self, error: UntaggedEvents) -> str:
-        """The store met an event no holder of the key appended (issue 17): record
-        ``verification_failed`` naming it (unsealed: its head is never signed), refuse every
-        command from now on, one log line. Returns the reason."""
+    @property
+    def tampered_count(self) -> int:
+        """How many distinct tamperings this service met (each once, however often met)."""
+        return len(self._tamperings)
+
+    @property
+    def tampered(self) -> str | None:
+        """Why commands are refused since the service met a tampered log (``None``: it has not)."""
+        return self._tampered
+
+    def _untagged(self, error: TamperDetected) -> str:
+        """The store met an event no holder of the key appended, or a log cut or rewritten under
+        it (issue 17): record ``verification_failed`` naming it where the store still allows it
+        (unsealed: its head is never signed), refuse every command from now on, one log line.
+        Returns the reason."""
+        self._tamperings.add(str(error.finding))
         if self._tampered is None:
-            self._tampered = self._system.verification_failed(self.now(), error.finding)
+            try:
+                self._tampered = self._system.verification_failed(self.now(), error.finding)
+            except TamperDetected as refused:  # the store lets nothing be written any more
+                self._tampered = f"store failed verification at {error.finding}"
+                self.log.error("verification_failed_not_recorded", reason=str(refused))
             self.log.error("verification_failed", finding=str(error.finding))
         self.refusing = self._tampered
         return self._tampered
 
-    def note_untagged(self, error: UntaggedEvents) -> None:
+    def note_untagged(self, error: TamperDetected) -> None:
         """Another reader of the store (the API keys' fold of the system stream) met an event
         no holder of the key appended: the same as a table meeting one."""
         self._untagged(error)
 
-    def _log_tampered(self, error: UntaggedEvents, table_id: str) -> LogTampered:
+    def _log_tampered(self, error: TamperDetected, table_id: str) -> LogTampered:
         """What a command that met an untagged event raises (HTTP 503 ``log_tampered``)."""
         self._held_tables.mark_stale(table_id)
         reason = self._untagged(error)
@@ -296,7 +319,7 @@ class TableService(BatchExecution):
             return self.refresh(table_id)
         try:
             return self._held_tables.current(table_id)
-        except UntaggedEvents as error:
+        except TamperDetected as error:
             raise self._log_tampered(error, table_id) from None
 
     def refresh(self, table_id: str) -> TableState:
@@ -304,7 +327,7 @@ class TableService(BatchExecution):
         it would fold an event no holder of the key appended."""
         try:
             return self._held_tables.refresh(table_id)
-        except UntaggedEvents as error:
+        except TamperDetected as error:
             raise self._log_tampered(error, table_id) from None
 
     def forget(self, table_id: str) -> None:
@@ -330,9 +353,9 @@ class TableService(BatchExecution):
         self._refuse_while_unverified(log)
         try:
             return self._execute(table_id, command, command_id, log)
-        except UntaggedEvents as error:
+        except TamperDetected as error:
             # Issue 17: the store would have signed, or this table folded, an event no holder
-            # of the key appended: nothing was written.
+            # of the key appended, or written after a cut: nothing was written.
             raise self._log_tampered(error, table_id) from None
 
     def _execute(
@@ -393,7 +416,8 @@ class TableService(BatchExecution):
                 command_id,
                 checkpoint=_seals(after, events),
             )
-        except ConcurrencyError:
+        except ConcurrencyError as conflict:
+            self._held_tables.went_back(conflict, state)  # a cut stream is no conflict
             self._held_tables.mark_stale(table_id)  # another writer moved it on
             log.warning("command_conflict", round=round_number, expected_version=state.version)
             raise

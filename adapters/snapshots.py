@@ -19,6 +19,9 @@ stream hash (the next one after the checkpoint). Then the chain is verified from
 position used to the head, folding the tables' later events. Any of those failing refuses the
 snapshots (one ``snapshot_refused`` warning line) and the service does what it did before: the
 whole store verified, every table folded from its first event (``restore`` answers ``None``).
+One exception: a snapshot naming the store's key whose signature does not hold was written behind
+the store's back (``TamperDetected``): the service records ``verification_failed`` and refuses
+commands.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from adapters.snapshot_walk import WalkBroken, Walked, walk
 from eventlog.canonical import canonical_bytes, canonical_json, format_time, loads_json
 from eventlog.keys import checkpoint_signature_holds, key_id, signature_holds
 from eventlog.system_events import SYSTEM_STREAM
-from table_core.ports import RecordedEvent
+from eventlog.verifier import Finding
+from table_core.ports import RecordedEvent, TamperDetected
 from table_core.table import TableState
 from table_core.table.snapshot import SnapshotFormatError, state_from_dict, state_to_dict
 
@@ -134,7 +138,19 @@ class Snapshots:
         if public is None or snap.key_id != key_id(public):
             raise SnapshotRefused(f"{where}: not signed by the store's key")
         if not signature_holds(public, snap.signature, snap.message()):
-            raise SnapshotRefused(f"{where}: the signature does not hold")
+            # It names this store's key and the key did not sign it: written behind the store's
+            # back. Not used, and a tampering of its own (the service records it and refuses).
+            raise TamperDetected(
+                f"a snapshot of {where} names this store's key and its signature does not hold",
+                Finding(
+                    snap.position,
+                    snap.table_id,
+                    snap.version,
+                    "snapshot",
+                    "a table snapshot naming this store's key whose signature does not hold: "
+                    "written behind the store's back",
+                ),
+            )
         try:
             state = state_from_dict(loads_json(snap.state))
         except (SnapshotFormatError, ValueError) as error:
@@ -211,8 +227,8 @@ class Snapshots:
     def take(self, tables: HeldTables, now: datetime) -> int:
         """Snapshots of the tables held, at the log's last checkpoint; how many were written."""
         signer = getattr(self.store, "signer", None)
-        if self.walked is None or signer is None:
-            return 0  # nothing verified by this service to vouch for, or no key
+        if self.walked is None or signer is None or getattr(self.store, "tampered", None):
+            return 0  # nothing verified by this service to vouch for, no key, or a cut log
         with self._taking:
             try:
                 rows = self._rows(tables, signer, format_time(now))

@@ -36,9 +36,10 @@ from table_core.ports import Actor as StoreActor
 from table_core.ports import (
     ConcurrencyError,
     EventStore,
+    LogRewritten,
     RecordedEvent,
     SigningKeyMissing,
-    UntaggedEvents,
+    TamperDetected,
 )
 
 #: Appends to the ``system`` stream tried before giving up: each conflict means another service
@@ -63,11 +64,12 @@ class SystemStream:
     """Appends system events to ``store``'s ``system`` stream, at the version it last saw."""
 
     def __init__(
-        self, store: EventStore, on_untagged: Callable[[UntaggedEvents], Any] | None = None
+        self, store: EventStore, on_untagged: Callable[[TamperDetected], Any] | None = None
     ) -> None:
         self.store = store
-        #: Told when the store refused to seal because of an event it did not append (issue 17):
-        #: the service records ``verification_failed`` and refuses commands.
+        #: Told when the store refused to seal because of an event it did not append or a log
+        #: rewritten under it (issue 17): the service records ``verification_failed`` and
+        #: refuses commands.
         self._on_untagged = on_untagged
         self._version: int | None = None
         # The system stream's command ids must differ between service instances: two that read
@@ -94,15 +96,32 @@ class SystemStream:
                 return self._append(build, checkpoint=True)
             except SigningKeyMissing:
                 pass  # nothing was written: a store that cannot sign (a reader's service)
-            except UntaggedEvents as error:
-                # Nothing was written: the store will not sign over an event it did not append.
-                # The fact is still recorded, unsealed; the service is told (it then refuses).
+            except TamperDetected as error:
+                # Nothing was written: the store will not sign over an event it did not append,
+                # nor after a gap. The fact is still recorded, unsealed, where the store allows
+                # it; the service is told (it then refuses).
                 if self._on_untagged is None:
                     raise
-                recorded = self._append(build, checkpoint=False)
+                try:
+                    recorded = self._append_after(build, error)
+                except TamperDetected:  # the store lets nothing more be written at all
+                    recorded = []
                 self._on_untagged(error)
                 return recorded
         return self._append(build, checkpoint=False)
+
+    def _append_after(
+        self, build: Callable[[], Sequence[Any]], error: TamperDetected
+    ) -> list[RecordedEvent]:
+        """Unsealed, after a refusal to seal: on the stream as the store holds it now when the
+        refusal was this stream's own head gone (the store forgot what it saw: heads_seen.py)."""
+        if isinstance(error, LogRewritten):
+            self._version = None
+        try:
+            return self._append(build, checkpoint=False)
+        except LogRewritten:
+            self._version = None  # the stream itself was cut: record after what is left
+            return self._append(build, checkpoint=False)
 
     def _append(
         self, build: Callable[[], Sequence[Any]], *, checkpoint: bool
@@ -213,7 +232,7 @@ class SystemStream:
             ],
             checkpoint=True,  # sealed at once, as every system event (issue 17)
         )
-        return recorded[-1].position
+        return recorded[-1].position if recorded else 0
 
     def authentication_failed(
         self, now: datetime, route: str, client: str | None, key_id: str | None, failures: int
@@ -235,19 +254,22 @@ class SystemStream:
         """The store failed verification at ``finding``, and table commands are refused: returns
         the reason recorded."""
         reason = f"store failed verification at {finding}"
-        self.append(
-            [
-                VerificationFailed(
-                    at=now,
-                    position=finding.position,
-                    stream_id=finding.stream_id,
-                    problem=finding.problem,
-                    detail=finding.detail,
-                ),
-                CommandsRefused(at=now, reason=reason),
-            ],
-            checkpoint=False,  # never sign over a log that did not verify
-        )
+        events = [
+            VerificationFailed(
+                at=now,
+                position=finding.position,
+                stream_id=finding.stream_id,
+                problem=finding.problem,
+                detail=finding.detail,
+            ),
+            CommandsRefused(at=now, reason=reason),
+        ]
+        try:  # never sign over a log that did not verify
+            self.append(events, checkpoint=False)
+        except LogRewritten:
+            # The system stream itself went back under the store: record after what is left.
+            self._version = None
+            self.append(events, checkpoint=False)
         return reason
 
 

@@ -25,6 +25,10 @@ position order:
   and receiver). A key created with no key (``bootstrap``) while another was active is a finding
   too. A log whose head was purged is not checked (its keys' creations are in the archive, which
   is).
+- R1/R5, a failed verification the service recorded (``verification_failed``: an event no holder
+  of the key appended, a log cut or rewritten under it, a forged snapshot) is a finding of its
+  own, naming the position the service found: the log may verify since (a cut log holds as a
+  chain), the service's own record of it still stands.
 - R17 + R20, a disputed round's deck is held: when ``dispute_opened`` is recorded, every deck that
   dealt one of its rounds (``deck_dealt``) is held (by this dispute or an earlier hold) or was
   destroyed before; otherwise a finding names the dispute, the round and the deck. A deck released
@@ -146,6 +150,26 @@ class SystemDuties:
             self._dispute_opened(row, payload)
         elif kind == "dispute_closed":
             self._open.discard(str(payload["dispute_id"]))
+        elif kind == "verification_failed":
+            self._recorded_failure(row, payload)
+
+    def _recorded_failure(self, row: Sequence[Any], payload: Mapping[str, Any]) -> None:
+        where = f"position {payload.get('position')}"
+        if payload.get("stream_id") is not None:
+            where += f" (stream {payload.get('stream_id')})"
+        self.findings.append(
+            Finding(
+                kind="integrity",
+                clause="service.verification_failed",
+                message=f"the service recorded a failed verification at {where}: "
+                f"{payload.get('problem')}: {payload.get('detail')}; it refused commands from "
+                "then on",
+                position=row[0] if type(row[0]) is int else None,
+                stream_id=row[1] if type(row[1]) is str else None,
+                version=row[2] if type(row[2]) is int else None,
+                event_type=row[3] if type(row[3]) is str else None,
+            )
+        )
 
     # --- R19: who signed ------------------------------------------------------------------------
 

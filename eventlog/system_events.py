@@ -291,6 +291,22 @@ class RetentionSet(_SystemEvent):
     reason: str = Field(min_length=1)
 
 
+class UnsealedEventsAdopted(_SystemEvent):
+    """An operator holding the signing key vouched for events no append tag of the key covers
+    (``paigow db adopt``): the unsealed head of a log written before the append tags, or events
+    appended without the key. ``first_position``..``through_position`` (``events`` of them not
+    tagged, ``global_hash`` the log's hash at ``through_position``); the actor and ``reason`` say
+    who and why. The checkpoint right after this event seals them; from then on they are vouched
+    for as the store's own appends are."""
+
+    type: Literal["unsealed_events_adopted"] = "unsealed_events_adopted"
+    first_position: int
+    through_position: int
+    events: int
+    global_hash: str
+    reason: str = Field(min_length=1, max_length=2000)
+
+
 SystemEvent = Annotated[
     ServiceStarted
     | ServiceStopped
@@ -310,7 +326,8 @@ SystemEvent = Annotated[
     | SoftwareVersionChanged
     | SoftwareVersionAuthorised
     | RangePurged
-    | RetentionSet,
+    | RetentionSet
+    | UnsealedEventsAdopted,
     Field(discriminator="type"),
 ]
 

@@ -105,6 +105,14 @@ class UntaggedEvents(TamperDetected):
     ``detail``."""
 
 
+class LogRewritten(TamperDetected):
+    """The log is no longer the one this store wrote or read: a stream's head or the global log's
+    went backwards (events cut: ``problem`` ``rewound``), an event it held was rewritten
+    (``rewritten``), or a checkpoint naming the store's key does not hold (``checkpoint``).
+    Raised instead of writing after the gap or signing over it (nothing is written); a store that
+    met it signs nothing more. ``finding`` as ``UntaggedEvents``'s."""
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who caused an event: a dealer, a pit boss, a player terminal, the system, …"""

@@ -164,6 +164,7 @@ def run_rotate(args: argparse.Namespace) -> int:
     from adapters.system_stream import SystemStream
     from eventlog.canonical import format_time
     from eventlog.system_events import SigningKeyRotated
+    from table_core.ports import StoreError
 
     old = _signer(_key_file(args.key))
     store = open_store(args.db, signing_key=old, create=False)  # never a new database
@@ -192,6 +193,11 @@ def run_rotate(args: argparse.Namespace) -> int:
     )
     try:
         try:
+            if not store.may_record_anchors():  # before anything is written (docs/operations.md)
+                raise StoreError(
+                    "a rotation writes an anchor for the new key, which this login may not: run "
+                    "it as the owner role (docs/operations.md, PostgreSQL roles)"
+                )
             recorded = SystemStream(store).append([event], checkpoint=True)
             # The new key cannot check the old key's tags (issue 17): it requires its own from
             # the rotation on, which the old key's checkpoint seals.

@@ -382,9 +382,12 @@ class FailoverOut(BaseModel):
 
 class ReadyOut(BaseModel):
     """``/ready``'s 200: every check ``true`` (a 503 ``not_ready`` names the failing one).
-    ``primary`` (``host:port``) and ``failover``: a PostgreSQL store only."""
+    ``primary`` (``host:port``) and ``failover``: a PostgreSQL store only. ``warnings``: what is
+    wrong without stopping the server (a PostgreSQL login with more rights than the service
+    role's); absent when none."""
 
     status: str
     checks: dict[str, bool | str]
     primary: str | None = None
     failover: FailoverOut | None = None
+    warnings: list[str] | None = None

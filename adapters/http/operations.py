@@ -67,11 +67,17 @@ async def ready(request: Request) -> Any:
         watch = getattr(store, "primary_watch", None)
         extra = {} if watch is None else {"failover": watch.state()}
         return problem(503, "not_ready", f"store: {why}", checks={"store": "no answer"}, **extra)
-    extra = {} if found.failover is None else {"failover": found.failover}
+    found_extra: dict[str, Any] = {} if found.failover is None else {"failover": found.failover}
+    warnings = getattr(state, "warnings", None)
+    if warnings:
+        found_extra["warnings"] = warnings
     if found.reason is not None:
-        return problem(503, "not_ready", found.reason, checks=found.checks, **extra)
-    out = ReadyOut(status="ready", checks=found.checks, primary=found.primary, **extra)
-    return JSONResponse(out.model_dump(exclude_none=found.failover is None))
+        return problem(503, "not_ready", found.reason, checks=found.checks, **found_extra)
+    out = ReadyOut(status="ready", checks=found.checks, primary=found.primary, **found_extra)
+    dumped = out.model_dump(exclude_none=found.failover is None)
+    if not warnings:
+        dumped.pop("warnings", None)
+    return JSONResponse(dumped)
 
 
 @router.get("/metrics", include_in_schema=False)

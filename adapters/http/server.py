@@ -27,6 +27,7 @@ from adapters.collector import quiet_collector
 from adapters.http.app import create_app
 from adapters.logging import configure_logging, get_logger
 from adapters.operators.keys import key_store_for, public_key_setting
+from adapters.readiness import store_role_warning
 from adapters.settings import Settings, load_settings
 from adapters.software_versions import require_authorised
 from table_core.dealing import DeckAndDiceSource
@@ -79,6 +80,15 @@ def build_app(
             store.close()
             raise
     log = get_logger(component="http", **({"pid": os.getpid()} if shared else {}))
+    # A login with more rights than the service role's: served all the same, said once at start
+    # and in /ready (adapters/readiness.py).
+    try:
+        role_warning = store_role_warning(store)
+    except BaseException:
+        store.close()
+        raise
+    if role_warning is not None:
+        log.warning("store_role_warning", warning=role_warning)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -100,6 +110,7 @@ def build_app(
     # the service's ``verification_failed``, as an untagged table event is (ledger.py).
     keys = key_store_for(store, service.note_untagged, public_key_setting(settings.public_key))
     app = create_app(service, keys, lifespan=lifespan, fast_commands=settings.http_fast_path)
+    app.state.warnings = [role_warning] if role_warning is not None else []
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.
         app.state.audit_url = wired.url.render_as_string(hide_password=False)

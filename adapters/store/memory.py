@@ -55,10 +55,10 @@ class InMemoryEventStore(AppendEntrances):
         # Test hooks, the same names as the SQL store's: called inside the "transaction".
         self.faults: dict[str, Callable[[], None]] = {}
         #: Append tags (adapters/store/tags.py): one row per append, as ``append_tags`` holds
-        #: them; the anchors as ``append_tag_anchors`` (the first: a new store's head, 0).
+        #: them; the anchors as ``append_tag_anchors`` (each tagged by a key, tags.py).
         self.tagger = signer.tagger() if signer is not None else None
         self.tags: list[tuple[Any, ...]] = []
-        self.anchors: list[tuple[Any, ...]] = [(0, GENESIS_HASH, None)]
+        self.anchors: list[tuple[Any, ...]] = []
 
     def load(
         self, rows: Sequence[Sequence[Any]], checkpoint_rows: Sequence[Sequence[Any]] = ()
@@ -73,9 +73,6 @@ class InMemoryEventStore(AppendEntrances):
                 first = self._commands.get(row[9], (row[1], row[2], row[2]))[1]
                 self._commands[row[9]] = (row[1], first, row[2])
             self.checkpoint_rows.extend(tuple(row) for row in checkpoint_rows)
-            if self.rows and len(self.anchors) == 1 and not self.tags:
-                # History, as a migration finds a log written before tags: from its head on.
-                self.anchors[0] = (self.rows[-1][0], self.rows[-1][13], None)
 
     def _append(
         self,
@@ -204,6 +201,12 @@ class InMemoryEventStore(AppendEntrances):
             self.checkpoint_rows.append(row)
             return checkpoint_of(row)
 
+    def need_key_to_append(self) -> None:
+        """The fake appends without a key (unit tests); the SQL stores refuse to."""
+
+    def may_record_anchors(self) -> bool:
+        return True
+
     def record_tag_anchor(self, signer: Signer, position: int) -> None:
         """As ``SqlEventStore.record_tag_anchor``."""
         with self._lock:
@@ -233,7 +236,7 @@ class InMemoryEventStore(AppendEntrances):
             for p in {a[0] for a in self.anchors} | {c[0] for c in self.checkpoint_rows[-16:]}
             if 0 <= p - first < len(self.rows) and (row := self.rows[p - first])
         }
-        anchors = [(*a, at.get(a[0])) for a in self.anchors]
+        anchors = [(*a, at.get(a[0])) for a in self.anchors[-8:] if a[2]]
         checkpoints = [(*c, at.get(c[0])) for c in reversed(self.checkpoint_rows[-16:])]
         floor = self.tagger.floor(anchors, checkpoints)
         for row in reversed(self.rows):
@@ -271,8 +274,11 @@ class InMemoryEventStore(AppendEntrances):
         with self._lock:
             return list(self.rows), list(self.checkpoint_rows)
 
-    def verify(self) -> Report:
+    def verify(self, observe: Callable[[Sequence[Any]], None] | None = None) -> Report:
         rows, checkpoint_rows = self.raw_log()
+        if observe is not None:
+            for row in rows:
+                observe(row)
         return verify(rows, checkpoint_rows, self.public_key)
 
     def replay(self, fold: Callable[[State, RecordedEvent], State], state: State) -> State:

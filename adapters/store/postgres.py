@@ -54,11 +54,13 @@ from adapters.store.sql import (
     _Retried,
 )
 from eventlog.canonical import GENESIS_HASH
+from eventlog.verifier import Finding
 from table_core.ports import (
     BatchCommand,
     Checkpoint,
     ConcurrencyError,
     InvalidEvent,
+    LogRewritten,
     RecordedEvent,
     StoreError,
     StoreUnavailable,
@@ -86,8 +88,13 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         "SELECT 0, command_id, stream_id, first_version, last_version FROM commands "
         "WHERE command_id = ANY(%s) "
         "UNION ALL (SELECT 1, hash, NULL, version, 0 FROM events WHERE stream_id = %s "
-        "ORDER BY version DESC LIMIT 1)"
+        "ORDER BY version DESC LIMIT 1) "
+        "UNION ALL (SELECT 2, hash, NULL, position, 0 FROM event_log "
+        "ORDER BY position DESC LIMIT 1)"
     )
+    # Before signing: the hash of each appended stream's event that the append extends (the head
+    # it found or remembered), pipelined with the tag check (heads_seen.py, "never after a gap").
+    LINK = "SELECT hash FROM events WHERE stream_id = %s AND version = %s"
     # The tail, server-side (migration 0004): the advisory lock, then the log head, the legacy
     # queue and this append's events positioned and chained. Its rows: the head before, then one
     # per positioned event. The ids are read back by version in this (later) statement, which
@@ -106,6 +113,12 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         "WHERE command_id = ANY(%s)"
     )
     QUEUE_NOT_EMPTY = "SELECT EXISTS (SELECT 1 FROM sequencer_queue)"
+    LOG_HASH = "SELECT hash FROM event_log WHERE position = %s"
+    # The stream's head and the log's, in one statement (a refused append's check).
+    HEADS = (
+        "(SELECT 1, hash, version FROM events WHERE stream_id = %s ORDER BY version DESC LIMIT 1) "
+        "UNION ALL (SELECT 2, hash, position FROM event_log ORDER BY position DESC LIMIT 1)"
+    )
     # The common append as ONE call (migration 0005): the inserts, then the tail, in the
     # statement's own transaction (the engine's connections are autocommit). The rows go as one
     # JSON text: psycopg adapts fifteen arrays in Python at 20 times the cost.
@@ -184,6 +197,7 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
     ) -> list[list[RecordedEvent]]:
         import psycopg
 
+        self.need_key_to_append()
         if marks:
             self._need_signer()
         ids = [command_id for command_id, _ in commands]
@@ -202,6 +216,8 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
                         "commands": command_rows(stream_id, known[0], commands),
                         "tags": self._tag_rows(stream_id, known[0], rows),
                     }
+                    if self.seen.log is not None:  # the server checks it is still the log's
+                        batch["seen"] = list(self.seen.log)
                     log = conn.execute(self.APPEND_CALL, (orjson.dumps(batch).decode(),)).fetchall()
                 else:
                     log, rows = self._append_in_pipeline(
@@ -217,8 +233,13 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
                 retried = self._known_commands(conn, stream_id, ids)
                 if retried is not None:
                     return retried
-                actual = self._version(conn, stream_id)
+                actual = self._checked_version(conn, stream_id)
                 raise ConcurrencyError(stream_id, expected_version, actual) from None
+            except psycopg.errors.DataCorrupted:
+                # The server found the head this store extends gone (migration 0012).
+                self._written_heads.pop(stream_id, None)
+                self._checked_version(conn, stream_id)
+                raise self._unexplained(stream_id) from None
             self._fault("after_commit")
             return self._appended(stream_id, rows, log, commands)
 
@@ -253,7 +274,8 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
                     self.APPEND_TAIL,
                     {"s": stream_id, "v": head_version, "w": head_version + len(rows)},
                 )
-                log = self._await_tail(pipeline, tail, signs, conn)
+                links = [(stream_id, head_version, rows[0][9])]
+                log = self._await_tail(pipeline, tail, signs, conn, links)
             except psycopg.Error:
                 # The insert's error may surface at a later execute, before any sync:
                 # sync now, or the server discards the ROLLBACK too (and psycopg warns).
@@ -277,6 +299,8 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
             raise StoreError("the sequencer tail did not position this append's events")
         last = rows[-1]
         self._written_heads[stream_id] = (last[1], last[10])
+        self.seen.saw_stream(stream_id, last[1], last[10], positions[-1])
+        self.seen.saw_log(log[-1][0], log[-1][2])
         return self._reader.appended(positions, rows, commands)
 
     def _tag_rows(self, stream_id: str, head_version: int, rows: list[EventRow]) -> list[Any]:
@@ -318,15 +342,24 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         else:
             head_version, head_hash = 0, GENESIS_HASH
             ids = [command_id for command_id, _ in commands]
+            held = self.seen.held(stream_id)  # before the read is sent (heads_seen.py)
             result = conn.execute(self.SELECT_COMMAND_AND_HEAD, (ids, stream_id))
             # In pipeline mode a fetch may return before the result has arrived; a sync may not.
             pipeline.sync()
             found: dict[str, tuple[str, int, int]] = {}
+            log_head = (0, GENESIS_HASH)
             for kind, a, b, c, d in result.fetchall():
                 if kind == 0:
                     found[a] = (b, c, d)
-                else:
+                elif kind == 1:
                     head_hash, head_version = a, c
+                else:
+                    log_head = (c, a)
+            # What this store saw must still be there: the log never goes back (heads_seen.py).
+            link = self._pipeline_probe(conn, pipeline, self.LINK, stream_id)
+            self.seen.check_stream(held, stream_id, head_version, head_hash, link)
+            log_probe = self._pipeline_probe(conn, pipeline, self.LOG_HASH)
+            self.seen.check_log(held, *log_head, log_probe)
             if recorded_ranges(stream_id, ids, found) is not None:
                 return None
             check_version(stream_id, expected_version, head_version)
@@ -337,7 +370,12 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         return head_version, rows
 
     def _await_tail(
-        self, pipeline: Any, tail: Any, signs: Sequence[tuple[int, datetime]], conn: Any
+        self,
+        pipeline: Any,
+        tail: Any,
+        signs: Sequence[tuple[int, datetime]],
+        conn: Any,
+        links: Sequence[tuple[str, int, str]] = (),
     ) -> list[tuple[int, int | None, str]] | None:
         """Before the COMMIT, when something must see the tail's result first: the signed
         checkpoints (they need the new chain) or a test's ``holding_lock`` fault. ``signs`` are
@@ -369,9 +407,10 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
         log: list[tuple[int, int | None, str]] = tail.fetchall()
         if self.faults:
             self._fault("holding_lock")
-        if floor is not None:
-            self._check_tags_in_pipeline(conn, pipeline, floor, log[-1][0])
         if signs:
+            # Never sign after a gap: each stream's event this append extends and the log's head
+            # before this tail (its first row) must be what this store saw (heads_seen.py).
+            self._check_before_signing(conn, pipeline, floor, log, links)
             signed = []
             for index, at in signs:
                 position, _, chain_hash = log[index]
@@ -382,17 +421,80 @@ class PostgresEventStore(AcrossStreams, SqlEventStore):
             conn.cursor().executemany(self.sql(INSERT_CHECKPOINT), self._signed_rows(signed))
         return log
 
-    def _check_tags_in_pipeline(
-        self, conn: Any, pipeline: Any, floor: tuple[Any, Any], head: int
+    def _check_before_signing(
+        self,
+        conn: Any,
+        pipeline: Any,
+        floor: tuple[Any, Any] | None,
+        log: list[tuple[int, int | None, str]],
+        links: Sequence[tuple[str, int, str]],
     ) -> None:
-        """Before signing, under the lock: every event after the floor tagged (``_check_tags``,
-        its floor read already, pipelined with the tail). One round trip more."""
-        assert self.tagger is not None
-        anchors, checkpoints = floor
-        start = self.tagger.floor(anchors.fetchall(), checkpoints.fetchall())
-        rows = conn.execute(self.sql(PG_ALL_CANDIDATES), (start, head))
+        """Before signing, under the lock, in ONE round trip: each appended stream's event that
+        the append extends still there with its hash, then the log's head the tail started from
+        (under the lock, every transaction this store saw committed before it: a cut or rewrite
+        is ``LogRewritten``), then every event after the floor tagged (``_check_tags``, its floor
+        read already, pipelined with the tail)."""
+        held = self.seen.held("")
+        probes = [
+            (stream, version, digest, conn.execute(self.LINK, (stream, version)))
+            for stream, version, digest in links
+            if version > 0
+        ]
+        rows = None
+        if floor is not None:
+            assert self.tagger is not None
+            anchors, checkpoints = floor
+            start = self.tagger.floor(anchors.fetchall(), checkpoints.fetchall())
+            rows = conn.execute(self.sql(PG_ALL_CANDIDATES), (start, log[-1][0]))
         pipeline.sync()
-        self.tagger.check(rows.fetchall())
+        for stream, version, digest, cursor in probes:
+            found = cursor.fetchone()
+            self.seen.check_link(stream, version, digest, None if found is None else found[0])
+        log_probe = self._pipeline_probe(conn, pipeline, self.LOG_HASH)
+        self.seen.check_log(held, log[0][0], log[0][2], log_probe)
+        if rows is not None:
+            assert self.tagger is not None
+            self.tagger.check(rows.fetchall())
+
+    def _pipeline_probe(
+        self, conn: Any, pipeline: Any, query: str, *key: Any
+    ) -> Callable[[int], str | None]:
+        """``HeadsSeen``'s probe inside the pipelined transaction (synced: rarely asked)."""
+
+        def probe(at: int) -> str | None:
+            cursor = conn.execute(query, (*key, at))
+            pipeline.sync()
+            row = cursor.fetchone()
+            return None if row is None else str(row[0])
+
+        return probe
+
+    def _checked_version(self, conn: Any, stream_id: str) -> int:
+        """The stream's head version, once its head and the log's are checked against what this
+        store saw (``LogRewritten``): a version conflict is only another writer's if ours is
+        still in the log."""
+        held = self.seen.held(stream_id)  # before the read is sent (heads_seen.py)
+        found = {kind: (int(number), str(digest)) for kind, digest, number in
+                 conn.execute(self.HEADS, (stream_id,)).fetchall()}  # fmt: skip
+        version, digest = found.get(1, (0, GENESIS_HASH))
+        self.seen.check_stream(
+            held, stream_id, version, digest, self._probe_stream(conn, stream_id)
+        )
+        position, chained = found.get(2, (0, GENESIS_HASH))
+        self.seen.check_log(held, position, chained, self._probe_log(conn))
+        return version
+
+    def _unexplained(self, stream_id: str) -> LogRewritten:
+        """The server refused an append whose head was gone, and the heads read since look as
+        this store saw them (a race with whoever changed them): refused all the same."""
+        finding = Finding(
+            self.seen.log_position(),
+            stream_id,
+            None,
+            "rewritten",
+            f"the event of stream {stream_id!r} that this append extends is not in the log",
+        )
+        return self.seen.broken_at(finding)
 
     def _known_commands(
         self, conn: Any, stream_id: str, ids: Sequence[str]

@@ -42,6 +42,7 @@ class AcrossStreams:
     ) -> list[list[RecordedEvent]]:
         import psycopg
 
+        self.need_key_to_append()
         if checkpoint:
             self._need_signer()
         with self._connection() as conn:
@@ -74,12 +75,14 @@ class AcrossStreams:
         with conn.pipeline() as pipeline, conn.transaction():
             written: list[tuple[str, list[EventRow]]] = []
             ranges = []
+            links = []
             for stream_id, expected_version, commands in parts:
                 done = self._insert(conn, pipeline, stream_id, expected_version, commands)
                 if done is None:
                     raise _Retried
                 written.append((stream_id, done[1]))
                 ranges.append((stream_id, done[0], done[0] + len(done[1])))
+                links.append((stream_id, done[0], done[1][0][9]))
             arrays = " || ".join(
                 "ARRAY(SELECT {c} FROM events WHERE stream_id = %s AND version > %s "
                 "AND version <= %s ORDER BY version)"
@@ -96,7 +99,8 @@ class AcrossStreams:
                     pipeline.sync()
                     self._fault("before_commit")
                 tail = conn.execute(sql, [*values, *values])
-                log = self._await_tail(pipeline, tail, [(-1, last_at)] if checkpoint else [], conn)
+                signs = [(-1, last_at)] if checkpoint else []
+                log = self._await_tail(pipeline, tail, signs, conn, links)
             except psycopg.Error:
                 with contextlib.suppress(psycopg.Error):
                     pipeline.sync()
@@ -111,5 +115,5 @@ class AcrossStreams:
         """Nothing was written: the recorded events of a retry, else the refusal."""
         ids = command_ids(parts)
         found = {row[0]: tuple(row[1:]) for row in conn.execute(self.SELECT_COMMANDS, (ids,))}
-        heads = {part[0]: self._version(conn, part[0]) for part in parts}
+        heads = {part[0]: self._checked_version(conn, part[0]) for part in parts}
         return answer_refused(parts, found, heads, lambda s, a, b: self._read_stream(conn, s, a, b))

@@ -10,8 +10,9 @@ checks that the migrated schema matches this metadata on both engines.
 - ``checkpoints``: signed chain heads. Insert only.
 - ``append_tags``: one row per append transaction, the HMAC (a key derived from the signing key)
   over the stream, its version range and the last event's hash (adapters/store/tags.py). Insert
-  only. ``append_tag_anchors``: from where tags are required (its first row: the log's head when
-  migration 0009 ran), then rows tagged by a key rotation. Insert only.
+  only. ``append_tag_anchors``: from where tags are required, each row tagged by a key (a key
+  rotation, an operator's adoption of untagged events); an untagged row (migration 0009's first)
+  counts for nothing. Insert only.
 - ``sequencer_queue``: events an older PostgreSQL writer (two transactions an append) committed
   without a position; the next append's tail drains them into ``event_log``. The only table with
   deletes, and no part of the audit trail.

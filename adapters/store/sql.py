@@ -34,9 +34,10 @@ from adapters.store.core import (
     EventReader,
     checkpoint_of,
 )
+from adapters.store.heads_seen import HeadsSeen
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
-from adapters.store.tags import anchor_tag
+from adapters.store.tags import anchor_tag, untagged
 from eventlog.canonical import format_time
 from eventlog.query import CHECKPOINT_QUERY
 from eventlog.verifier import Finding, Report, verify
@@ -54,6 +55,8 @@ PAGE = 10_000
 SELECT_COMMAND = "SELECT stream_id, first_version, last_version FROM commands WHERE command_id = ?"
 SELECT_HEAD = "SELECT version, hash FROM events WHERE stream_id = ? ORDER BY version DESC LIMIT 1"
 SELECT_GLOBAL_HEAD = "SELECT position, hash FROM event_log ORDER BY position DESC LIMIT 1"
+SELECT_HASH_AT_VERSION = "SELECT hash FROM events WHERE stream_id = ? AND version = ?"
+SELECT_HASH_AT_POSITION = "SELECT hash FROM event_log WHERE position = ?"
 SELECT_STREAM = (
     f"SELECT {READ_COLUMNS} FROM events e LEFT JOIN event_log g ON g.event_id = e.id "
     "WHERE e.stream_id = ? AND e.version > ? AND e.version <= ? ORDER BY e.version"
@@ -81,15 +84,16 @@ INSERT_TAG = (
     "VALUES (?, ?, ?, ?, ?)"
 )
 INSERT_ANCHOR = "INSERT INTO append_tag_anchors (position, hash, tag) VALUES (?, ?, ?)"
-# Where tags start to be required (tags.floor_position): the first anchor (migration 0009's) and
-# the newest ones, with the log's hash at each position; the newest checkpoints likewise.
-# The log's hash is looked up per row (a scalar subquery: an index probe whatever the planner
-# thinks; as a join, PostgreSQL's generic plan hashed the whole event_log, 31 ms a signing).
+# Where tags start to be required (tags.floor_position): the newest anchors that carry a tag (an
+# untagged row vouches for nothing), with the log's hash at each position; the newest checkpoints
+# likewise. The log's hash is looked up per row (a scalar subquery: an index probe whatever the
+# planner thinks; as a join, PostgreSQL's generic plan hashed the whole event_log, 31 ms a
+# signing).
 SELECT_ANCHORS = (
     "SELECT a.position, a.hash, a.tag, "
     "(SELECT g.hash FROM event_log g WHERE g.position = a.position) FROM append_tag_anchors a "
-    "WHERE a.id = (SELECT min(id) FROM append_tag_anchors) "
-    "OR a.id IN (SELECT id FROM append_tag_anchors ORDER BY id DESC LIMIT 8) ORDER BY a.id"
+    "WHERE a.id IN (SELECT id FROM append_tag_anchors WHERE tag IS NOT NULL "
+    "ORDER BY id DESC LIMIT 8) ORDER BY a.id"
 )
 SELECT_FLOOR_CHECKPOINTS = (
     "SELECT c.position, c.hash, c.signed_at, c.key_id, c.signature, "
@@ -138,6 +142,14 @@ EVENT_COLUMNS = (
 )
 
 
+def _observed(
+    rows: Iterator[Sequence[Any]], observe: Callable[[Sequence[Any]], None]
+) -> Iterator[Sequence[Any]]:
+    for row in rows:
+        observe(row)
+        yield row
+
+
 class _SlowPath(Exception):
     """Internal (SQLite): the stream is not at the expected version; see whether it is a retry."""
 
@@ -169,6 +181,8 @@ class SqlEventStore(AppendEntrances):
         self._reader = EventReader(upcasters)
         self.faults: dict[str, Callable[[], None]] = {}  # test hooks, see _fault
         self._sql: dict[str, str] = {}
+        #: The heads this store wrote or read: an append checks the log did not go back under it.
+        self.seen = HeadsSeen()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -205,7 +219,7 @@ class SqlEventStore(AppendEntrances):
         """Checkpoint rows this store signed: their signatures need no check by its tags."""
         if self.tagger is not None:
             for row in rows:
-                self.tagger.signed(row[4])
+                self.tagger.signed(row)
         return rows
 
     def _tag_floor(self, conn: Any) -> int:
@@ -225,6 +239,24 @@ class SqlEventStore(AppendEntrances):
         else:
             rows = conn.execute(self.sql(self.STREAM_CANDIDATES), (floor, stream_id, after_version))
         self.tagger.check(rows)
+
+    def untagged_events(self) -> list[Finding]:
+        """Every event after the floor that no valid tag of this store's key covers (what
+        ``paigow db adopt`` lists before an operator vouches for them); none without a key."""
+        if self.tagger is None:
+            return []
+        with self._connection() as conn:
+            floor = self._tag_floor(conn)
+            return list(untagged(self.tagger.key, conn.execute(self.sql(ALL_CANDIDATES), (floor,))))
+
+    def may_record_anchors(self) -> bool:
+        """Whether this login may write an anchor (PostgreSQL: the owner's, not the service
+        role's, since migration 0012): asked before a rotation or an adoption writes anything."""
+        if self.dialect != "postgresql":
+            return True
+        with self._connection() as conn:
+            row = conn.execute("SELECT has_table_privilege('append_tag_anchors', 'INSERT')")
+            return bool(row.fetchone()[0])
 
     def record_tag_anchor(self, signer: Signer, position: int) -> None:
         """Tags of ``signer``'s key are required after ``position`` (an event sealed by a
@@ -250,6 +282,36 @@ class SqlEventStore(AppendEntrances):
             raise SigningKeyMissing(
                 "no signing key is configured for checkpoints (set PAIGOW_SIGNING_KEY)"
             )
+        self.seen.refuse_to_sign()  # the log changed under this store: it signs nothing more
+
+    def need_key_to_append(self) -> None:
+        """A SQL store appends only with its signing key: an append it cannot tag would read, to
+        every later holder of the key, as a row INSERTed behind its back (store/tags.py)."""
+        if self.signer is None:
+            raise SigningKeyMissing(
+                "no signing key: this store appends nothing without it (every append is tagged "
+                "by the key); set PAIGOW_SIGNING_KEY to the key's PEM file (`paigow keys signing "
+                "create --out FILE` makes one; a SQLite database keeps it beside the file)"
+            )
+
+    @property
+    def tampered(self) -> Any:
+        """The rewrite of the log this store met (``LogRewritten``), or ``None``."""
+        return self.seen.broken
+
+    def _probe_stream(self, conn: Any, stream_id: str) -> Callable[[int], str | None]:
+        def probe(version: int) -> str | None:
+            row = conn.execute(self.sql(SELECT_HASH_AT_VERSION), (stream_id, version)).fetchone()
+            return None if row is None else str(row[0])
+
+        return probe
+
+    def _probe_log(self, conn: Any) -> Callable[[int], str | None]:
+        def probe(position: int) -> str | None:
+            row = conn.execute(self.sql(SELECT_HASH_AT_POSITION), (position,)).fetchone()
+            return None if row is None else str(row[0])
+
+        return probe
 
     def close(self) -> None:
         self.engine.dispose()
@@ -269,7 +331,11 @@ class SqlEventStore(AppendEntrances):
 
     def read_stream(self, stream_id: str, after_version: int = 0) -> list[RecordedEvent]:
         with self._connection() as conn:
-            return self._read_stream(conn, stream_id, after_version, 2**31 - 1)
+            events = self._read_stream(conn, stream_id, after_version, 2**31 - 1)
+        if events and events[-1].position is not None:
+            last = events[-1]
+            self.seen.saw_stream(stream_id, last.version, last.hash, last.position)
+        return events
 
     def _read_stream(
         self, conn: Any, stream_id: str, after_version: int, last_version: int
@@ -330,12 +396,15 @@ class SqlEventStore(AppendEntrances):
             checkpoint_rows = [tuple(row) for row in conn.execute(CHECKPOINT_QUERY)]
         return rows, checkpoint_rows
 
-    def verify(self) -> Report:
-        """Verify the chain and every checkpoint; also that no event lacks a global position."""
+    def verify(self, observe: Callable[[Sequence[Any]], None] | None = None) -> Report:
+        """Verify the chain and every checkpoint; also that no event lacks a global position.
+        ``observe``: told each row the verification reads (``paigow db verify``'s tail)."""
         with self._connection() as conn:
             self._sequence_pass(conn, None)
             checkpoint_rows = list(conn.execute(CHECKPOINT_QUERY))
-            report = verify(self._log_pages(conn), checkpoint_rows, self.public_key)
+            rows = self._log_pages(conn)
+            report = verify(rows if observe is None else _observed(rows, observe),
+                            checkpoint_rows, self.public_key)  # fmt: skip
             if report.ok:
                 orphans = conn.execute(COUNT_UNPOSITIONED).fetchone()[0]
                 if orphans:

@@ -31,12 +31,14 @@ from adapters.store.sql import (
     _SlowPath,
 )
 from eventlog.canonical import GENESIS_HASH
+from eventlog.verifier import Finding
 from table_core.ports import (
     BatchCommand,
     Checkpoint,
     InvalidEvent,
     RecordedEvent,
     StoreError,
+    UntaggedEvents,
 )
 
 
@@ -77,6 +79,8 @@ class SqliteEventStore(SqlEventStore):
         # still meet at SQLite's write lock (BEGIN IMMEDIATE).
         self._writer: Any = None
         self._write_lock = threading.Lock()
+        #: The heads the open write transaction leaves, remembered once it commits (HeadsSeen).
+        self._leaves: list[tuple[str, int, str, int, str]] = []
 
     def close(self) -> None:
         with self._write_lock:
@@ -127,6 +131,7 @@ class SqliteEventStore(SqlEventStore):
             if self._writer is None:
                 self._writer = self.engine.raw_connection()
             conn = self._writer.driver_connection
+            self._leaves.clear()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -136,6 +141,9 @@ class SqliteEventStore(SqlEventStore):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            for stream_id, version, digest, position, chained in self._leaves:
+                self.seen.saw_stream(stream_id, version, digest, position)
+                self.seen.saw_log(position, chained)
 
     def _lookup(
         self, conn: Any, stream_id: str, ids: Sequence[str]
@@ -164,6 +172,7 @@ class SqliteEventStore(SqlEventStore):
         commands: Sequence[BatchCommand],
         marks: CheckpointMarks,
     ) -> list[list[RecordedEvent]]:
+        self.need_key_to_append()
         if marks:
             self._need_signer()
         for _ in range(3):
@@ -190,6 +199,7 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[list[RecordedEvent]]:
         """Every part in one ``BEGIN IMMEDIATE`` transaction: each part's heads are read after
         the inserts of the parts before it, so the global chain runs on across them."""
+        self.need_key_to_append()
         if checkpoint:
             self._need_signer()
 
@@ -225,6 +235,8 @@ class SqliteEventStore(SqlEventStore):
             with self._write() as conn:
                 recorded = write(conn)
         except sqlite3.IntegrityError as error:
+            if "events.id" in str(error):
+                raise self._unpositioned() from None
             if "commands.command_id" not in str(error):
                 raise
             return None
@@ -232,6 +244,28 @@ class SqliteEventStore(SqlEventStore):
             return None
         self._fault("after_commit")
         return recorded
+
+    def _unpositioned(self) -> UntaggedEvents:
+        """An ``events`` row holds the id (the position) the append would take, and the log has
+        no entry for it: the store writes both together, so someone INSERTed it behind its back.
+        Named as the first such row (nothing was written)."""
+        with self._connection() as conn:
+            row = conn.execute(
+                "SELECT e.id, e.stream_id, e.version FROM events e WHERE NOT EXISTS "
+                "(SELECT 1 FROM event_log g WHERE g.event_id = e.id) ORDER BY e.id LIMIT 1"
+            ).fetchone()
+        position, stream_id, version = row if row is not None else (0, None, None)
+        return UntaggedEvents(
+            f"an event the store did not append holds position {position} and has no place "
+            "in the log; nothing was written",
+            Finding(
+                position,
+                stream_id,
+                version,
+                "unpositioned",
+                "an event with no global position: inserted behind the store's back",
+            ),
+        )
 
     def _append_new(
         self,
@@ -243,15 +277,22 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[list[RecordedEvent]]:
         """Write a batch of commands presumed new: the command rows go first, so a command id
         seen before fails at once on its unique key, before anything else is built."""
+        held = self.seen.held(stream_id)
         (head_version, head_hash), (position, global_head) = self._heads(conn, stream_id)
+        # What this store saw must still be there: the log never goes back (heads_seen.py).
+        probe = self._probe_stream(conn, stream_id)
+        self.seen.check_stream(held, stream_id, head_version, head_hash, probe)
+        self.seen.check_log(held, position, global_head, self._probe_log(conn))
         if head_version != expected_version:
             raise _SlowPath  # stale, or a retry sent with its old version: look the ids up
         self._insert(conn, "commands", command_rows(stream_id, head_version, commands))
         # One writer at a time: an event's id is its position, no sequencer needed; the rows,
         # the global chain and the recorded events come out of one pass.
-        rows, log, recorded, _ = chain_batch(
+        rows, log, recorded, chained = chain_batch(
             stream_id, head_version, head_hash, commands, position, global_head, self._reader
         )
+        # ``rows`` and ``log`` are flat: the last event's version, hash and position at their ends.
+        self._leaves.append((stream_id, rows[-10], rows[-1], log[-4], chained))
         self._insert_flat(conn, "events", rows, 12)
         self._insert_flat(conn, "log", log, 4)
         if self.tagger is not None:  # this transaction's tag (adapters/store/tags.py)
@@ -286,9 +327,11 @@ class SqliteEventStore(SqlEventStore):
     def checkpoint(self, at: datetime) -> Checkpoint:
         self._need_signer()
         with self._write() as conn:
+            held = self.seen.held("")
             head = conn.execute(SELECT_GLOBAL_HEAD).fetchone()
             if head is None:
                 raise InvalidEvent("an empty log has nothing to sign")
+            self.seen.check_log(held, head[0], head[1], self._probe_log(conn))
             self._check_tags(conn)
             row = self._signed_rows([self._signed_row(head[0], head[1], at)])[0]
             conn.execute(INSERT_CHECKPOINT, row)

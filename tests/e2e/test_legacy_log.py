@@ -71,3 +71,18 @@ def test_the_legacy_log_fails_without_the_flag_at_its_unsealed_stop(
     ]
     assert findings[0]["message"].startswith("unsealed: 1 events from position 6784: ")
     assert summary["ok"] is False and summary["unsealed_tail"] is None
+
+
+def test_db_verify_reports_the_legacy_logs_unsealed_stop_and_names_the_adoption(
+    paigow: Run, legacy: str
+) -> None:
+    """Its trailing ``service_stopped`` is no round in progress: ``db verify`` fails it and says
+    how such a head is taken on (``paigow db adopt``, with the key: this fixture has only the
+    public half, so it is read, never written on)."""
+    done = paigow("db", "verify", "--db", legacy)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "paigow: verification FAILED: unsealed: 1 events from position 6784: service lifecycle "
+        "events after the last checkpoint (a log written before every stop was sealed: check it, "
+        "then `paigow db adopt`)\n"
+    )

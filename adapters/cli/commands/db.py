@@ -1,7 +1,21 @@
-"""``paigow db``: the event store's schema (Alembic) and a quick chain check.
+"""``paigow db``: the event store's schema (Alembic), a quick chain check, and adopting untagged
+events.
 
 ``paigow db upgrade --db URL`` brings any database to the head revision, from any directory;
-``paigow db verify --db URL`` reports the first event or checkpoint that does not hold.
+``paigow db verify --db URL`` reports the first event or checkpoint that does not hold, and the
+unsealed tail: the events after the last checkpoint. Only the events of rounds still in progress
+may be unsealed (a running table); anything else there (a round's end, a table fact between
+rounds, a system event, the trailing ``service_stopped`` of a log written before every stop was
+sealed) was added after the last signature or had its checkpoint removed: exit status 1.
+``paigow db adopt --db URL`` lists the events no append tag of the key covers; with ``--through
+POSITION --reason TEXT --actor ID`` an operator holding the key vouches for them
+(adapters/adopt.py).
+
+Contract (stable): ``db verify`` prints ``ok: N events, M checkpoints`` (then `` (no public key:
+signatures not checked)`` when so) and exit status 0 when all holds; an unsealed tail of rounds in
+progress adds ``; unsealed: K events from position P (rounds in progress: …)`` to that line. A
+failure is one line on standard error, ``paigow: verification FAILED at …`` or ``paigow:
+verification FAILED: unsealed: K events from position P: …``, exit status 1.
 """
 
 from __future__ import annotations
@@ -23,6 +37,17 @@ def register(subparsers: Any) -> None:
     check = verbs.add_parser("verify", help="check every hash, link and checkpoint signature")
     check.add_argument("--db", metavar="URL", help=url_help)
     check.set_defaults(handler=run_verify)
+
+    adopt = verbs.add_parser(
+        "adopt", help="list the events no append tag covers; vouch for them with the key"
+    )
+    adopt.add_argument("--db", metavar="URL", help=url_help)
+    adopt.add_argument(
+        "--through", type=int, metavar="POSITION", help="adopt the untagged events up to here"
+    )
+    adopt.add_argument("--reason", help="why they are trusted (recorded)")
+    adopt.add_argument("--actor", help="who vouches for them (recorded, role floor)")
+    adopt.set_defaults(handler=run_adopt)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
@@ -56,16 +81,63 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from adapters.cli.unsealed import UnsealedTail
     from adapters.store import open_store
 
     store = open_store(args.db, create=False)
+    tail = UnsealedTail()
     try:
-        report = store.verify()
+        report = store.verify(observe=tail.row)
+        sealed = store.last_checkpoint() if report.first_bad is None else None
     finally:
         store.close()
     if report.first_bad is not None:
         print(f"paigow: verification FAILED at {report.first_bad}", file=sys.stderr)
         return 1
+    refused, accepted = tail.judge(sealed.position if sealed else 0, report.checkpoints)
+    if refused is not None:
+        print(f"paigow: verification FAILED: {refused}", file=sys.stderr)
+        return 1
     signed = "" if report.signatures_checked else " (no public key: signatures not checked)"
-    print(f"ok: {report.events} events, {report.checkpoints} checkpoints{signed}")
+    print(f"ok: {report.events} events, {report.checkpoints} checkpoints{signed}{accepted}")
+    return 0
+
+
+def run_adopt(args: argparse.Namespace) -> int:
+    import json
+
+    from adapters.adopt import AdoptionRefused, adopt, untagged
+    from adapters.clock import system_clock
+    from adapters.settings import load_settings
+    from adapters.store import open_store
+    from table_core.ports import Actor
+
+    given = [args.through is not None, args.reason is not None, args.actor is not None]
+    if any(given) and not all(given):
+        print("paigow: an adoption needs --through, --reason and --actor", file=sys.stderr)
+        return 2
+    store = open_store(args.db, create=False, signing_key=load_settings().signing_key)
+    try:
+        if args.through is None:
+            for finding in untagged(store):
+                print(json.dumps({"position": finding.position, "stream": finding.stream_id,
+                                  "version": finding.version}))  # fmt: skip
+            return 0
+        done = adopt(store, args.through, args.reason, Actor(args.actor, "floor"), system_clock())
+    except AdoptionRefused as refused:
+        print(f"paigow db adopt: {refused}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    print(
+        json.dumps(
+            {
+                "adopted": done.events,
+                "from": done.first_position,
+                "through": done.through_position,
+                "record": done.record_position,
+                "checkpoint": done.checkpoint_position,
+            }
+        )
+    )
     return 0

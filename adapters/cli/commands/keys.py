@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
     signing_keys.register(verbs, url_help)
 
 
-def _open(url: str | None) -> tuple[Any, Any]:
+def _open(url: str | None, *, writing: bool = False) -> tuple[Any, Any]:
     from adapters.operators.keys import SqlKeyStore
     from adapters.store import database_url, open_store
     from table_core.ports import StoreError
@@ -82,6 +82,12 @@ def _open(url: str | None) -> tuple[Any, Any]:
 
     # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
     store = open_store(url, create=False, signing_key=load_settings().signing_key)
+    if writing:  # its system event needs the key: refuse before the key row is written
+        try:
+            store.need_key_to_append()
+        except BaseException:
+            store.close()
+            raise
     return store, SqlKeyStore(store)
 
 
@@ -147,7 +153,7 @@ def run_create(args: argparse.Namespace) -> int:
 
     if args.out and os.path.lexists(args.out):
         raise DomainError(f"{args.out} exists: a key file is never overwritten")
-    store, keys = _open(args.db)
+    store, keys = _open(args.db, writing=True)
     try:
         by = _creator(store, keys, args)
         # The default actor names the role and a random suffix, so two keys never share one.
@@ -194,7 +200,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_revoke(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
 
-    store, keys = _open(args.db)
+    store, keys = _open(args.db, writing=True)
     try:
         by = _security(store, keys, args, "revoke")
         _keep_a_security_key(keys, args.key_id)
@@ -217,7 +223,7 @@ def run_role(args: argparse.Namespace) -> int:
     if not reason:
         print("paigow: a change of role states its reason (--reason)", file=sys.stderr)
         return 2
-    store, keys = _open(args.db)
+    store, keys = _open(args.db, writing=True)
     try:
         by = _security(store, keys, args, "role")
         _keep_a_security_key(keys, args.key_id, args.role)

@@ -1,8 +1,9 @@
-"""The floor's sign-in sessions, kept by the server (table ``floor_sessions``, migration 0014).
+"""The floor's sign-in sessions, kept by the server (table ``floor_sessions``, migration 0013).
 
 A session is a random id (32 bytes) that the signed cookie carries; the database holds its SHA-256,
 the API key it signed in with, its expiry and, once signed out, when it ended. Every floor request
-reads the row joined with the key's: the actor and the role are the key's as they are now, and
+reads the row and then the key as the log records it (R19: never the ``api_keys`` row): the actor
+and the role are the key's as they are now, and
 the session is over as soon as it is signed out, expires, or its key is revoked. Every worker
 process of ``paigow serve --workers N`` reads the same rows, so a sign-out in one ends the session
 in all. A ``memory://`` server keeps them in a dict beside its keys.
@@ -23,7 +24,7 @@ from adapters.store.failover import pooled_connection
 
 metadata = MetaData()
 
-#: The same columns as ``migrations/versions/0014_floor_sessions.py``.
+#: The same columns as ``migrations/versions/0013_floor_sessions.py``.
 floor_sessions = Table(
     "floor_sessions",
     metadata,

@@ -181,6 +181,12 @@ def casino(
 
 
 @pytest.fixture
+def live(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Casino]:
+    """The session on each engine, audited in one process (tests of the running service)."""
+    yield from _casino(backend, 1, tmp_path, request)
+
+
+@pytest.fixture
 def sqlite_casino(
     audit_jobs: int, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[Casino]:

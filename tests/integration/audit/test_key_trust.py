@@ -101,9 +101,12 @@ def test_a_verifier_holding_the_first_key_follows_a_rotation(
     _start_stop(casino.url, Signer.from_file(old))
     status, lines = _audit(casino, capsys, old_pub)
     assert status == 1
-    assert [(f["clause"], f["position"]) for f in lines[:-1]] == [("chain.unsealed", after + 1)]
     failed = [r for r in casino.forger.rows() if r[3] == "verification_failed"]
     assert [json.loads(r[5])["problem"] for r in failed] == ["untagged"]
+    assert [(f["clause"], f["position"]) for f in lines[:-1]] == [
+        ("chain.unsealed", after + 1),
+        ("service.verification_failed", failed[0][0]),  # the service's own record of it
+    ]
 
 
 def test_a_checkpoint_signed_by_a_key_it_cannot_reach_is_refused(
@@ -118,7 +121,10 @@ def test_a_checkpoint_signed_by_a_key_it_cannot_reach_is_refused(
     findings = lines[:-1]
     # A key that signed nothing of this log cannot check a tag of it (issue 17): the service on
     # it signs nothing and records verification_failed, and what it appended is unsealed.
-    assert [(f["clause"], f["position"]) for f in findings] == [("chain.unsealed", before + 1)]
+    assert [(f["clause"], f["position"]) for f in findings] == [
+        ("chain.unsealed", before + 1),
+        ("service.verification_failed", before + 3),
+    ]
     types = [r[3] for r in casino.forger.rows() if r[0] > before]
     assert types == [
         "service_started",
@@ -153,10 +159,11 @@ def test_a_checkpoint_signed_by_a_key_it_cannot_reach_is_refused(
     findings = lines[:-1]
     assert [(f["clause"], f["position"]) for f in findings] == [
         ("chain.unsealed", before + 1),
+        ("service.verification_failed", before + 3),
         ("chain.checkpoint", last[0]),
     ]
-    assert f"signed by key {stranger.key_id}, not " in findings[1]["message"]
-    assert "cannot reach" in findings[1]["message"]
+    assert f"signed by key {stranger.key_id}, not " in findings[2]["message"]
+    assert "cannot reach" in findings[2]["message"]
 
 
 def test_a_rotation_the_key_in_force_did_not_sign_is_not_followed(

@@ -40,10 +40,11 @@ class RolledBack(Exception):
 
 def writer(url: str, writer_id: int, commands: int, seed: int) -> dict[str, Any]:
     from adapters.store import open_store
+    from adapters.store.signing import Signer
     from tests.integration.store.crash_writer import legacy_commit
 
     rng = random.Random(seed)
-    store = open_store(url)
+    store = open_store(url, signing_key=Signer.generate())  # appends need the key
     dealer = Actor(f"dealer-{writer_id}", "dealer")
     own = f"table-{writer_id}"
     committed: dict[str, int] = {}

@@ -18,6 +18,7 @@ from typing import Any
 
 from adapters.store import open_store
 from adapters.store.core import build_rows, command_rows
+from adapters.store.signing import Signer
 from adapters.store.sql import EVENT_COLUMNS
 from eventlog.canonical import GENESIS_HASH
 from eventlog.envelope import NewEvent
@@ -74,7 +75,7 @@ def legacy_commit(store: Any, stream_id: str, events: list[NewEvent], command_id
 
 
 def main(url: str, mode: str) -> None:
-    store = open_store(url)
+    store = open_store(url, signing_key=Signer.generate())  # appends need the key
     if mode == "legacy_commit":
         legacy_commit(store, "table-1", round_events(0), "doomed")
         hang()

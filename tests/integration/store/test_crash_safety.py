@@ -16,7 +16,11 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from adapters.store import PostgresEventStore, migrate, open_store, postgres_engine
+from adapters.store.signing import Signer
 from tests.integration.store.crash_writer import legacy_commit, round_events
+
+#: Appends need the signing key (adapters/store/tags.py); none of these tests signs.
+KEY = Signer.generate()
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -53,13 +57,13 @@ def _kill_when_inside(url: str, mode: str) -> None:
 
 
 def test_killed_before_commit_leaves_none_of_the_command(url: str) -> None:
-    store = open_store(url)
+    store = open_store(url, signing_key=KEY)
     store.append("table-1", 0, round_events(99)[:1], "opening")
     store.close()
 
     _kill_when_inside(url, "before_commit")
 
-    store = open_store(url)
+    store = open_store(url, signing_key=KEY)
     assert store.stream_version("table-1") == 1
     assert store.events_of_command("doomed") is None
     assert store.verify().ok
@@ -73,7 +77,7 @@ def test_killed_after_commit_keeps_the_whole_command(url: str) -> None:
     # sequencer is the append transaction's tail).
     _kill_when_inside(url, "after_commit")
 
-    store = open_store(url)
+    store = open_store(url, signing_key=KEY)
     events = store.events_of_command("doomed")
     assert events is not None
     assert [e.version for e in events] == list(range(1, 31))
@@ -92,7 +96,7 @@ def test_killed_at_a_random_moment_every_command_is_whole(url: str) -> None:
     committed = {line.strip() for line in writer.stdout.read().splitlines()}
     writer.wait(timeout=30)
 
-    store = open_store(url)
+    store = open_store(url, signing_key=KEY)
     report = store.verify()
     assert report.ok, report.first_bad
     per_command = Counter(e.command_id for e in store.read_all())
@@ -105,13 +109,13 @@ def test_killed_holding_the_sequencer_lock_leaves_none_and_blocks_no_one(pg_url:
     # PostgreSQL: the writer dies inside its tail, the advisory lock held, positions drawn but
     # not committed. The server rolls it back and frees the lock; the numbers are given again.
     migrate.upgrade(pg_url)
-    store = open_store(pg_url)
+    store = open_store(pg_url, signing_key=KEY)
     store.append("table-1", 0, round_events(99)[:1], "opening")
     store.close()
 
     _kill_when_inside(pg_url, "holding_lock")
 
-    store = open_store(pg_url)
+    store = open_store(pg_url, signing_key=KEY)
     assert store.events_of_command("doomed") is None
     recorded = store.append("table-2", 0, round_events(1), "next-round")
     assert [e.position for e in recorded] == list(range(2, 32))
@@ -121,7 +125,7 @@ def test_killed_holding_the_sequencer_lock_leaves_none_and_blocks_no_one(pg_url:
 
 def _bare_store(url: str) -> PostgresEventStore:
     """A store opened without ``open_store``'s recovery pass."""
-    return PostgresEventStore(postgres_engine(make_url(url)))
+    return PostgresEventStore(postgres_engine(make_url(url)), signer=KEY)
 
 
 @pytest.mark.parametrize("recovery", ["next_append", "open_store", "read_stream", "sequence"])
@@ -143,7 +147,7 @@ def test_a_legacy_writer_killed_before_its_pass_is_positioned(pg_url: str, recov
         assert [e.position for e in recorded] == [32, 33]  # after the 30 drained
     elif recovery == "open_store":
         store.close()
-        store = open_store(pg_url)
+        store = open_store(pg_url, signing_key=KEY)
     elif recovery == "read_stream":
         assert [e.position for e in store.read_stream("table-1")] == list(range(2, 32))
     else:

@@ -62,7 +62,9 @@ def test_a_configured_key_wins_and_no_key_file_is_written(
     store.close()
 
 
-def test_without_a_key_checkpoints_are_refused_and_nothing_is_written(tmp_path: Path) -> None:
+def test_without_a_key_nothing_is_appended_or_signed(tmp_path: Path) -> None:
+    """A store without the private key writes nothing: an append it cannot tag would read, to the
+    key's next holder, as an insider's INSERT (adapters/store/tags.py). One line naming the fix."""
     db = tmp_path / "keyless.db"
     open_store(f"sqlite:///{db}").close()
     key_paths(db)[0].unlink()  # the private half went to the vault; the public half stays
@@ -71,8 +73,12 @@ def test_without_a_key_checkpoints_are_refused_and_nothing_is_written(tmp_path: 
         store.append("table-1", 0, [wager(1, 500)], "c1", checkpoint=True)
     with pytest.raises(SigningKeyMissing):
         store.checkpoint(OPENED + timedelta(hours=1))
+    with pytest.raises(SigningKeyMissing, match="set PAIGOW_SIGNING_KEY") as refused:
+        store.append("table-1", 0, [wager(1, 500)], "c1")
+    assert "\n" not in str(refused.value)
+    with pytest.raises(SigningKeyMissing):
+        store.append_streams([("table-1", 0, [("c2", [wager(1, 500)])])])
     assert store.read_all() == []
-    store.append("table-1", 0, [wager(1, 500)], "c1")
     assert store.verify().ok
     store.close()
 

@@ -1,16 +1,16 @@
 """Floor page sessions kept by the server: signing out, or revoking the key, ends a session at once.
 
-Revision ID: 0014_floor_sessions
-Revises: 0011_table_snapshots
+Revision ID: 0013_floor_sessions
+Revises: 0012_append_checks_heads
 Create Date: 2026-12-03
 
 Frozen copy of ``adapters.http.floor.session_store.floor_sessions``. One row per sign-in to the
 floor's pages: the SHA-256 of the session's random id (the cookie holds the id, the database never
 does), the API key it signed in with, when it expires (epoch seconds) and when it ended (sign-out).
-Every floor request reads its row joined with ``api_keys``: a session signed out, expired, or whose
-key was revoked is over, in every worker process of ``paigow serve --workers N``. Not part of the
-audit trail (no event, no trigger): the service role may select, insert, update (sign-out) and
-delete (sessions expired a day ago, cleared at each sign-in). The downgrade drops the table: every
+Every floor request reads its row and checks its key against the log: a session signed out,
+expired, or whose key was revoked is over, in every worker process of ``paigow serve --workers
+N``. Not part of the audit trail (no event, no trigger): the service role may select, insert,
+update (sign-out) and delete (sessions expired a day ago, cleared at each sign-in). The downgrade drops the table: every
 open floor session then ends.
 """
 
@@ -21,8 +21,8 @@ import re
 import sqlalchemy as sa
 from alembic import context, op
 
-revision = "0014_floor_sessions"
-down_revision = "0011_table_snapshots"
+revision = "0013_floor_sessions"
+down_revision = "0012_append_checks_heads"
 branch_labels = None
 depends_on = None
 
