@@ -114,6 +114,15 @@ def _unknown(keys: Any, token: str, what: str) -> str:
     return f"{what} is unknown or revoked"
 
 
+def _code_authorised(store: Any) -> None:
+    """R5/R19: a writing command runs only code the log runs or a floor supervisor authorised,
+    as a start of the service does (``VersionNotAuthorised``: one line, nothing written)."""
+    from adapters.code_identity import running_code
+    from adapters.software_versions import require_authorised
+
+    require_authorised(store, running_code().code.digest)
+
+
 def authenticate(
     store: Any,
     args: argparse.Namespace,
@@ -126,6 +135,8 @@ def authenticate(
     ``--role`` too), each to equal the key's actor (or role)."""
     from adapters.operators.rights import CLI_COMMANDS, RIGHTS, refusal
 
+    if command != "service authorise-version":  # that one authorises the code it may run
+        _code_authorised(store)
     operation = CLI_COMMANDS[command]
     token = given_token(args)
     if token is None:

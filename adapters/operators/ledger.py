@@ -179,6 +179,7 @@ class KeyLedger:
         if self._reported:
             return
         self._reported = True
-        log.error("api_keys_untrusted", finding=str(error.finding))
-        if self.on_untagged is not None:
+        if self.on_untagged is None:
+            log.error("api_keys_untrusted", finding=str(error.finding))
+        else:  # the caller records and logs it (the service: ``verification_failed``)
             self.on_untagged(error)

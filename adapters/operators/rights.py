@@ -13,8 +13,9 @@ corrects ratings, keeps the decks' custody, authorises software and purges; the 
 cashes chips; a fill or a credit is signed by the floor, the cage and the dealer (any of them
 submits it); the count team (``count``, independent of the cage that issues fills) records the
 count; an auditor only reads, verifies and handles disputes (with the floor). ``security``, the
-key officer, creates, revokes and re-roles API keys and rotates the signing key, and may do
-nothing at a table: whoever mints keys must not also sign slips with them.
+key officer, creates, revokes and re-roles API keys, rotates the signing key and adopts events no
+append tag covers (``paigow db adopt``), and may do nothing at a table: whoever mints keys must
+not also sign slips with them.
 
 Where the issues were silent (docs/http.md, "Decisions"): seating a player and a player leaving
 are the dealer's (the floor may too); accepting or declining the bank: the dealer relays the
@@ -89,6 +90,7 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "key_revoke": _SECURITY,
     "key_role": _SECURITY,
     "signing_key_rotate": _SECURITY,
+    "adopt_untagged": _SECURITY,
     # --- queries
     "table_state": _ALL,
     "table_events": _ALL,
@@ -145,6 +147,7 @@ CLI_COMMANDS: dict[str, str] = {
     "keys revoke": "key_revoke",
     "keys role": "key_role",
     "keys signing rotate": "signing_key_rotate",
+    "db adopt": "adopt_untagged",
 }
 
 #: The slips: every role listed signs, each with a key of its own, and no person signs twice.

@@ -10,8 +10,8 @@ does), the API key it signed in with, when it expires (epoch seconds) and when i
 Every floor request reads its row and checks its key against the log: a session signed out,
 expired, or whose key was revoked is over, in every worker process of ``paigow serve --workers
 N``. Not part of the audit trail (no event, no trigger): the service role may select, insert,
-update (sign-out) and delete (sessions expired a day ago, cleared at each sign-in). The downgrade drops the table: every
-open floor session then ends.
+update (sign-out) and delete (sessions expired a day ago, cleared at each sign-in). The
+downgrade drops the table: every open floor session then ends.
 """
 
 from __future__ import annotations

@@ -51,7 +51,12 @@ def test_self_declared_actors_are_refused(
     dispute = json.loads(opened.stdout)["dispute_id"]
     before = _written(tmp_path)
 
-    authorise = ("service", "authorise-version", "6.6.6", "--reason", "x", "--db", DB)
+    # The reproduction names a version label: refused before any key is looked at (R5/R19).
+    label = ("service", "authorise-version", "6.6.6", "--reason", "x", "--db", DB)
+    assert _refused(paigow(*label, "--floor", "mallory")).startswith(
+        "paigow service: a software version is authorised by its code's digest"
+    )
+    authorise = ("service", "authorise-version", "6" * 64, "--reason", "x", "--db", DB)
     assert _refused(paigow(*authorise, "--floor", "mallory")) == (
         "paigow: paigow service authorise-version acts as an operator: give --key-file FILE or "
         "set PAIGOW_API_KEY to an API key of the floor role (`paigow keys create --role floor "
@@ -73,7 +78,9 @@ def test_self_declared_actors_are_refused(
         paigow(*close, *as_floor)
     )
 
-    monkeypatch.setenv("PAIGOW_RETENTION_DAYS", "1")
+    # The reproduction's PAIGOW_RETENTION_DAYS=1 is refused as the setting is read (R18,
+    # tests/e2e/test_cli_purge.py); with the setting in range, the key decides.
+    monkeypatch.setenv("PAIGOW_RETENTION_DAYS", "1826")
     purge = ("purge", "--through", "85", "--archive", "f", "--reason", "space", "--db", DB)
     assert "acts as an operator" in _refused(paigow(*purge, "--actor", "mallory"))
     assert _refused(paigow(*purge, "--actor", "mallory", "--key-file", keys["count"])) == (
@@ -116,3 +123,32 @@ def test_self_declared_actors_are_refused(
         f"paigow: {DB} has operator keys: paigow simulate plays simulated people, who hold "
         "none; simulate into a database of its own"
     )
+
+
+def test_a_writing_command_refuses_code_the_log_does_not_run(paigow: Run, tmp_path: Path) -> None:
+    """R5/R19: a writing command runs only the code the log runs or a floor supervisor
+    authorised, as a start of the service does: a release installed beside a log that runs
+    other code records nothing until its digest is authorised."""
+    import hashlib
+    from datetime import UTC, datetime
+
+    from adapters.service import TableService
+    from adapters.software_versions import authorise
+    from table_core.ports import Actor
+
+    made = paigow("simulate", "--db", DB, "--rounds", "1", "--players", "1", "--seed", "5")
+    assert made.returncode == 0, made.stderr
+    other = hashlib.sha256(b"the release the casino runs").hexdigest()
+    store = open_store(f"sqlite:///{tmp_path / 'casino.db'}")
+    try:  # the log now runs other code: this checkout is a release not yet authorised
+        authorise(store, other, "CHG-7", Actor("floor-ines", "floor"), datetime.now(UTC))
+        TableService(store, code_digest=other).start()
+    finally:
+        store.close()
+    keys = operator_keys(DB, tmp_path, ("security", "floor"))
+    before = _written(tmp_path)
+    receive = ("deck", "receive", "--db", DB, "--table", "SIM-1", "--deck", "D-9", "--seal", "S")
+    line = _refused(paigow(*receive, "--key-file", str(keys["floor"])))
+    assert line.startswith("paigow: the running code (digest ")
+    assert f"is not authorised (the log last ran {other}" in line
+    assert _written(tmp_path) == before

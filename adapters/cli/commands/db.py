@@ -8,8 +8,9 @@ may be unsealed (a running table); anything else there (a round's end, a table f
 rounds, a system event, the trailing ``service_stopped`` of a log written before every stop was
 sealed) was added after the last signature or had its checkpoint removed: exit status 1.
 ``paigow db adopt --db URL`` lists the events no append tag of the key covers; with ``--through
-POSITION --reason TEXT --actor ID`` an operator holding the key vouches for them
-(adapters/adopt.py).
+POSITION --reason TEXT`` an operator holding the signing key vouches for them, as a security API
+key (``--key-file FILE`` or ``$PAIGOW_API_KEY``; ``--actor`` is still accepted and must name the
+key's actor), or as the bootstrap on a store that has no API key yet (adapters/adopt.py).
 
 Contract (stable): ``db verify`` prints ``ok: N events, M checkpoints`` (then `` (no public key:
 signatures not checked)`` when so) and exit status 0 when all holds; an unsealed tail of rounds in
@@ -23,6 +24,8 @@ from __future__ import annotations
 import argparse
 import sys
 from typing import Any
+
+from adapters.cli.operator import add_key_options
 
 
 def register(subparsers: Any) -> None:
@@ -46,7 +49,10 @@ def register(subparsers: Any) -> None:
         "--through", type=int, metavar="POSITION", help="adopt the untagged events up to here"
     )
     adopt.add_argument("--reason", help="why they are trusted (recorded)")
-    adopt.add_argument("--actor", help="who vouches for them (recorded, role floor)")
+    adopt.add_argument(
+        "--actor", help="who vouches for them: the API key's actor (a security key, R19)"
+    )
+    add_key_options(adopt)
     adopt.set_defaults(handler=run_adopt)
 
 
@@ -103,6 +109,33 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _adopter(store: Any, args: argparse.Namespace) -> Any:
+    """Who vouches (R19): a security key's actor; on a store with no API key yet (a log written
+    before keys, whose untagged head would refuse the first key's sealed event), nobody's key:
+    ``bootstrap``, as the store's first key is made."""
+    import getpass
+
+    from adapters.cli.operator import authenticate
+    from adapters.operators.keys import key_store_for, public_key_setting
+    from adapters.settings import load_settings
+    from table_core.errors import DomainError
+    from table_core.ports import Actor
+
+    # The keys' fold stops at the first untagged event, which is what is being adopted: not
+    # reported again (``paigow db adopt`` lists it).
+    public = public_key_setting(load_settings().public_key)
+    keys = key_store_for(store, lambda _untagged: None, public)
+    if keys.has_active():
+        key = authenticate(store, args, "db adopt", {"--actor": args.actor}, keys)
+        return Actor(key.actor_id, key.role)
+    if args.actor is not None:
+        raise DomainError(
+            "this store has no API key yet: the adoption is recorded as the bootstrap by "
+            f"cli:{getpass.getuser()}; leave --actor out"
+        )
+    return Actor(f"cli:{getpass.getuser()}", "bootstrap")
+
+
 def run_adopt(args: argparse.Namespace) -> int:
     import json
 
@@ -110,11 +143,10 @@ def run_adopt(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from adapters.settings import load_settings
     from adapters.store import open_store
-    from table_core.ports import Actor
 
-    given = [args.through is not None, args.reason is not None, args.actor is not None]
+    given = [args.through is not None, args.reason is not None]
     if any(given) and not all(given):
-        print("paigow: an adoption needs --through, --reason and --actor", file=sys.stderr)
+        print("paigow: an adoption needs --through and --reason", file=sys.stderr)
         return 2
     store = open_store(args.db, create=False, signing_key=load_settings().signing_key)
     try:
@@ -123,7 +155,7 @@ def run_adopt(args: argparse.Namespace) -> int:
                 print(json.dumps({"position": finding.position, "stream": finding.stream_id,
                                   "version": finding.version}))  # fmt: skip
             return 0
-        done = adopt(store, args.through, args.reason, Actor(args.actor, "floor"), system_clock())
+        done = adopt(store, args.through, args.reason, _adopter(store, args), system_clock())
     except AdoptionRefused as refused:
         print(f"paigow db adopt: {refused}", file=sys.stderr)
         return 2

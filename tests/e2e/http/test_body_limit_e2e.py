@@ -5,14 +5,13 @@ whole and parsed on the event loop)."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 
-from tests.e2e.conftest import Run
+from tests.e2e.conftest import Run, operator_keys
 from tests.e2e.serving import serving
 
 DB = "sqlite:///casino.db"
@@ -37,8 +36,7 @@ def test_big_bodies_are_refused_without_the_memory_they_would_cost(
     tmp_path: Path, paigow: Run
 ) -> None:
     assert paigow("db", "upgrade", "--db", DB).returncode == 0
-    made = paigow("keys", "create", "--role", "floor", "--actor", "floor-e2e", "--db", DB)
-    token = json.loads(made.stdout)["token"]
+    token = operator_keys(DB, tmp_path, ("security", "floor"))["floor"].read_text().strip()
     with serving(DB, tmp_path, {**os.environ, "PAIGOW_LOG_FORMAT": "json"}) as served:
         pid = served.process.pid
         with httpx.Client(base_url=served.base, timeout=60) as client:

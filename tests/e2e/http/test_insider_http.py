@@ -27,9 +27,9 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from adapters.http.keys import key_store_for
 from sqlalchemy.engine import make_url
 
+from adapters.operators.keys import key_store_for
 from adapters.simulation.mixed_session import SessionStats
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer

@@ -6,6 +6,7 @@ commands in process."""
 
 from __future__ import annotations
 
+import getpass
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,12 +16,14 @@ import pytest
 
 from adapters.cli.main import main
 from adapters.clock import SteppingClock
+from adapters.operators.keys import key_store_for
 from adapters.rng import SeededDeckAndDice
 from adapters.service import TableService
 from adapters.system_stream import SystemStream
 from eventlog.system_events import SYSTEM_STREAM, ServiceStopped
 from table_core import commands as c
 from table_core.events import Actor
+from table_core.ports import Actor as PortsActor
 
 from .conftest import START, Casino
 from .insider import Insider, cash_out_payload, system_events
@@ -128,18 +131,18 @@ def test_an_untagged_head_is_adopted_by_a_recorded_step_then_served(
     ]
     reason = "written before the append tags; checked with audit verify"
     status, out, err = _run(
-        capsys, "db", "adopt", "--db", keyed.url, "--through", str(head), "--reason", reason,
-        "--actor", "floor-9",
-    )  # fmt: skip
+        capsys, "db", "adopt", "--db", keyed.url, "--through", str(head), "--reason", reason
+    )
     assert status == 0, err
     done = json.loads(out)
     assert (done["adopted"], done["from"], done["through"]) == (1, head, head)
     assert done["record"] == head + 1 and done["checkpoint"] == head + 1
     (position, record), *_ = system_events(keyed, "unsealed_events_adopted")
     assert position == head + 1
+    # No API key yet (a log written before keys): the adoption is the bootstrap's, by the login.
     assert (record["actor_id"], record["actor_role"], record["reason"]) == (
-        "floor-9",
-        "floor",
+        f"cli:{getpass.getuser()}",
+        "bootstrap",
         reason,
     )
     assert (record["first_position"], record["through_position"], record["events"]) == (
@@ -168,10 +171,11 @@ def test_without_the_adoption_the_untagged_head_refuses_the_service(keyed: Casin
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--through", "{before}", "--reason", "r", "--actor", "f"], "is untagged too"),
-        (["--through", "{head}", "--reason", " ", "--actor", "f"], "states its reason"),
-        (["--through", "{head}", "--reason", "r"], "needs --through, --reason and --actor"),
-        (["--through", "999999", "--reason", "r", "--actor", "f"], "is not in the log"),
+        (["--through", "{before}", "--reason", "r"], "is untagged too"),
+        (["--through", "{head}", "--reason", " "], "states its reason"),
+        (["--through", "{head}"], "needs --through and --reason"),
+        (["--through", "999999", "--reason", "r"], "is not in the log"),
+        (["--through", "{head}", "--reason", "r", "--actor", "f"], "leave --actor out"),
     ],
 )
 def test_an_adoption_that_does_not_hold_writes_nothing(
@@ -189,7 +193,7 @@ def test_nothing_to_adopt_in_a_sealed_log(keyed: Casino, capsys: Any) -> None:
     status, out, _ = _run(capsys, "db", "adopt", "--db", keyed.url)
     assert (status, out) == (0, "")
     status, _out, err = _run(
-        capsys, "db", "adopt", "--db", keyed.url, "--through", "1", "--reason", "r", "--actor", "f"
+        capsys, "db", "adopt", "--db", keyed.url, "--through", "1", "--reason", "r"
     )
     assert status == 2 and "nothing to adopt" in err
 
@@ -230,18 +234,27 @@ def test_an_anchor_writer_run_as_the_service_role_writes_nothing(
 
     role = os.environ["PAIGOW_PG_SERVICE_ROLE"]
     as_service = make_url(keyed.url).set(username=role).render_as_string(hide_password=False)
-    head = _written_without_tags(keyed)
+    _, token = key_store_for(keyed.store).create(
+        "sec-1", "security", START, by=PortsActor("cli:ops", "bootstrap")
+    )  # both act as the key officer (R19)
+    officer = tmp_path / "security.key"
+    officer.write_text(token + "\n")
+    officer.chmod(0o600)
     events = len(keyed.forger.rows())
     key = os.environ["PAIGOW_SIGNING_KEY"]
     new = tmp_path / "next.pem"
     status, out, err = _run(
-        capsys, "keys", "signing", "rotate", "--db", as_service, "--key", key, "--out", str(new)
-    )
+        capsys, "keys", "signing", "rotate", "--db", as_service, "--key", key, "--out", str(new),
+        "--key-file", str(officer),
+    )  # fmt: skip
     assert (status, out) == (2, "") and "run it as the owner role" in err
     assert not new.exists() and not Path(str(new) + ".pub").exists()
+    assert len(keyed.forger.rows()) == events
+    head = _written_without_tags(keyed)
+    events = len(keyed.forger.rows())
     status, out, err = _run(
         capsys, "db", "adopt", "--db", as_service, "--through", str(head), "--reason", "r",
-        "--actor", "f",
+        "--key-file", str(officer),
     )  # fmt: skip
     assert (status, out) == (2, "") and "run it as the owner role" in err
     assert len(keyed.forger.rows()) == events

@@ -99,7 +99,7 @@ def _cli(
         [
             "service",
             "authorise-version",
-            "6.6.6",
+            "6" * 64,
             "--reason",
             "x",
             "--db",

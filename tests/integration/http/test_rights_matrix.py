@@ -22,8 +22,15 @@ from tests.integration.http.conftest import TABLE, Api, open_table
 from tests.integration.http.test_roles import BODIES, call, operations
 
 #: The HTTP operations that write, each exercised with every role.
-WRITES = sorted(op for op in RIGHTS if op not in READS and op not in {
-    "purge", "key_create", "key_revoke", "key_role", "signing_key_rotate"})  # fmt: skip
+_CLI_ONLY = {
+    "purge",
+    "key_create",
+    "key_revoke",
+    "key_role",
+    "signing_key_rotate",
+    "adopt_untagged",
+}
+WRITES = sorted(op for op in RIGHTS if op not in READS and op not in _CLI_ONLY)
 
 
 def test_the_matrix_has_a_row_for_every_endpoint_and_cli_command(api: Api) -> None:
@@ -112,6 +119,7 @@ def _argv(command: str, folder: Path, url: str) -> list[str]:
         "service authorise-version": ["9" * 64, "--reason", "CHG-1"],
         "purge": ["--through", "1", "--archive", str(folder / "a.jsonl"), "--reason", "x"],
         "keys create": ["--role", "dealer"],
+        "db adopt": ["--through", "1", "--reason", "x"],
         "keys revoke": ["000000000000"],
         "keys role": ["000000000000", "--role", "cage", "--reason", "x"],
         "keys signing rotate": [

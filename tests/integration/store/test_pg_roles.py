@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 TABLES = {
     "alembic_version": "SELECT",
     "api_keys": "SELECT",
+    "floor_sessions": "DELETE INSERT SELECT UPDATE",
     "append_tag_anchors": "SELECT",
     "append_tags": "INSERT SELECT",
     "checkpoints": "INSERT SELECT",
