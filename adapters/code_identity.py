@@ -33,7 +33,7 @@ from eventlog.provenance import software_version
 from table_core.ports import StoreError
 
 #: The packages a process imports (``migrations`` is read by Alembic from beside them).
-IMPORTED = ("adapters", "audit", "eventlog", "table_core")
+IMPORTED = ("adapters", "audit", "entrypoints", "eventlog", "service_layer", "table_core")
 
 
 class CodeIdentityRefused(StoreError):

@@ -89,13 +89,13 @@ class Settings(BaseSettings):
     serve_worker_verify: bool = True
     #: Internal: set by ``paigow serve --workers N --read-only``.
     serve_worker_read_only: bool = False
-    #: The HTTP fast path for well-formed commands (adapters/http/fast.py); off sends every request
-    #: through FastAPI's own machinery, with the same answers (measurement and diagnosis).
+    #: The HTTP fast path for well-formed commands (entrypoints/http/fast.py); off sends every
+    #: request through FastAPI's own machinery, with the same answers (measurement and diagnosis).
     http_fast_path: bool = True
     #: The largest request body the HTTP server reads, in bytes: over it, 413 before the rest is
-    #: read (adapters/http/body_limit.py).
+    #: read (entrypoints/http/body_limit.py).
     http_max_body: int = Field(default=64 * 1024, ge=1024, le=64 * 1024 * 1024)
-    #: The floor pages' session cookie secret (adapters/http/floor/session.py); unset: a random
+    #: The floor pages' session cookie secret (entrypoints/http/floor/session.py); unset: a random
     #: one made at each start (every session ends when the server restarts).
     floor_session_secret: str | None = Field(default=None, min_length=32)
     #: How long a floor page session lasts after sign-in, in minutes.

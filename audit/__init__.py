@@ -4,5 +4,5 @@
 rules and money, re-derived by ``table_core`` itself), ``sources`` (a database, read-only),
 ``bundle`` (the self-contained export), ``recall`` (one round from its events), ``findings``
 (what is reported). Seeded sessions for its tests and benchmark:
-``adapters.simulation.mixed_session``. docs/audit.md.
+``entrypoints.simulation.mixed_session``. docs/audit.md.
 """

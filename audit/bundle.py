@@ -43,7 +43,7 @@ from sqlalchemy.engine import URL
 from audit.bundle_checks import BundleChecks, manifest_digest
 from audit.bundle_dispute import dispute_rows
 from audit.findings import Finding
-from audit.recall import RoundRecords
+from audit.round_records import RoundRecords
 from audit.sources import (
     AuditUsageError,
     Heads,

@@ -12,8 +12,8 @@ manifest's seal, a dispute's record and the recall of its rounds.
   deck the opening held must have its ``deck_held`` event, naming the dispute, in the bundle
   (``bundle.dispute``). A dispute bundle's scope is the dispute's table and rounds
   (``bundle.scope``).
-- ``recall``: each disputed round laid out again from the bundle's events (``audit.recall``) and
-  compared (``bundle.recall``): the recall is derived, never trusted.
+- ``recall``: each disputed round laid out again from the bundle's events
+  (``audit.round_records``) and compared (``bundle.recall``): the recall is derived, never trusted.
 
 Bundles of format 1 (before sealing) carry no digest, no seal and no dispute events: their events,
 checkpoints, figures and recall are checked as above, and the report names what is not covered.
@@ -29,7 +29,7 @@ from typing import Any
 from audit.disputes import TYPES as DISPUTE_TYPES
 from audit.disputes import DisputeRecords
 from audit.findings import Finding
-from audit.recall import RoundRecords
+from audit.round_records import RoundRecords
 from eventlog.keys import bundle_seal_holds, key_id
 from eventlog.system_events import SYSTEM_STREAM
 

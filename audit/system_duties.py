@@ -3,7 +3,7 @@ position order:
 
 - R5/R19, software change control over the code's digest: every ``software_version_changed``
   follows a waiting ``software_version_authorised`` of exactly its new digest (the rule of
-  ``adapters/software_versions.py``: each change consumes the authorisation it names) and names
+  ``service_layer/software_versions.py``: each change consumes the authorisation it names) and names
   that authorisation's position. A change with none before it is a finding; so is one naming
   another position. A log that starts at a purge boundary may have lost the authorisation with its
   head: a change naming a position before the log's first is accepted. Changes recorded before
@@ -60,7 +60,7 @@ CRYPTOGRAPHIC_SOURCES = frozenset({"os.urandom"})
 TABLE_TYPES = frozenset(
     {"deck_dealt", "deck_held", "deck_released", "deck_retired", "stacks_dealt"}
 )
-#: The roles of API keys (adapters/operators/rights.py): an actor in one of them is a person.
+#: The roles of API keys (service_layer/operators/rights.py): an actor in one of them is a person.
 KEY_ROLES = frozenset({"dealer", "floor", "cage", "auditor", "count", "security"})
 #: Table events that name signers besides their actor, and the payload fields naming them.
 SIGNER_FIELDS: dict[str, tuple[str, ...]] = {
@@ -138,7 +138,7 @@ class SystemDuties:
             self._key_event(row, kind, payload)
         elif kind == "software_version_authorised":
             digest = payload.get("digest") or str(payload["version"]).lower()
-            if is_digest(str(digest)):  # as adapters/software_versions.authorised_digest
+            if is_digest(str(digest)):  # as service_layer/software_versions.authorised_digest
                 self._waiting[("digest", str(digest))] = row[0]
             else:  # a version label, authorised before change control compared digests
                 self._waiting[("version", str(payload["version"]))] = row[0]

@@ -1,7 +1,7 @@
 """Audit speed: full verification against the raw read of the same rows, same database, same run.
 
 The session is generated once through the application service with a seeded deck-and-dice source
-(``adapters.simulation.mixed_session``: several tables under different profiles, side bets, a
+(``entrypoints.simulation.mixed_session``: several tables under different profiles, side bets, a
 rotating bank, fouls, rules changes, voids) into a SQLite file, kept for the next run
 (``--db``). Generation is not timed; its durability is relaxed (``PRAGMA synchronous=OFF``)
 since only the reading is measured.
@@ -42,12 +42,12 @@ from sqlalchemy import event
 from adapters.clock import SteppingClock
 from adapters.logging import configure_logging
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import Session
 from adapters.store import SqlEventStore, open_store
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
+from entrypoints.simulation.mixed_session import Session
 from eventlog.query import LOG_QUERY
+from service_layer.service import TableService
 
 START = datetime(2026, 1, 2, 18, 0, tzinfo=UTC)
 

@@ -2,7 +2,7 @@
 
 Two logs, generated once through the application service and kept for the next run:
   one table    ``paigow simulate --rounds R --players 6 --seed 1`` (the issue's log at R=5000)
-  8 tables     the mixed session (``adapters.simulation.mixed_session``) at 8 tables, interleaved
+  8 tables     the mixed session (``entrypoints.simulation.mixed_session``) at 8 tables, interleaved
 
 Timed on each log, in alternating pairs (one job, then two, ``--pairs`` times): the wall time of
 ``audit.verify.verify_log`` over ``audit.sources.open_database``, and the CPU it took (the main
@@ -40,10 +40,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.cli.main import main as paigow
 from audit.chain import Integrity
 from audit.sources import open_database
 from audit.verify import verify_log
+from entrypoints.cli.main import main as paigow
 from eventlog.canonical import GENESIS_HASH, quote
 from eventlog.keys import checkpoint_signature_holds
 from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY

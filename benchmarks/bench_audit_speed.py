@@ -69,7 +69,7 @@ print(report.events, report.rounds, int(report.ok), peak)
 def generate(path: Path, rounds: int) -> None:
     print(f"generating {rounds:,} rounds into {path} (paigow simulate, not timed)")
     subprocess.run(
-        [sys.executable, "-m", "adapters.cli.main", "simulate", "--rounds", str(rounds),
+        [sys.executable, "-m", "entrypoints.cli.main", "simulate", "--rounds", str(rounds),
          "--players", "6", "--seed", "1", "--quiet", "--db", f"sqlite:///{path}"],
         check=True, cwd=ROOT, stdout=subprocess.DEVNULL,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -2,7 +2,7 @@
 history on PostgreSQL; goal under 100 ms.
 
 The history is played through the application service and the store as ``paigow simulate`` plays
-it (``adapters.simulation.Session``: six players a table, House Way ``fr``, seeded), into a fresh
+it (``entrypoints.simulation.Session``: six players a table, House Way ``fr``, seeded), into a fresh
 schema of the ``test`` database (dropped at the end). Then the app ``paigow serve`` builds
 (``build_app`` over the same database, a signed-in floor session) answers each page --requests
 times, in process through the ASGI app (httpx's ASGI transport: the server's whole work for a
@@ -52,10 +52,10 @@ def _admin(statement: str) -> None:
 
 def history(url: str, key_file: Path, tables: int, rounds: int) -> float:
     """Play ``rounds`` rounds over ``tables`` tables through the service; seconds taken."""
-    from adapters.bootstrap import wire
     from adapters.rng import SeededDeckAndDice
     from adapters.settings import load_settings
-    from adapters.simulation.session import Session, SessionSettings
+    from entrypoints.bootstrap import wire
+    from entrypoints.simulation.session import Session, SessionSettings
 
     wired = wire(load_settings(), url, source=SeededDeckAndDice(21))
     started = time.perf_counter()
@@ -77,8 +77,8 @@ def history(url: str, key_file: Path, tables: int, rounds: int) -> float:
 
 
 async def measure(url: str, requests: int, tables: int, rounds: int) -> dict[str, Any]:
-    from adapters.http.server import build_app
-    from adapters.operators.keys import SqlKeyStore
+    from entrypoints.http.server import build_app
+    from service_layer.operators.keys import SqlKeyStore
 
     app = build_app(url, verify=False)
     token = SqlKeyStore(app.state.service.store).create("floor-bench", "floor", datetime.now(UTC))[

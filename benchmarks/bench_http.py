@@ -55,9 +55,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.logging import configure_logging  # noqa: E402
-from adapters.operators.keys import SqlKeyStore  # noqa: E402
 from adapters.store import migrate, open_store  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
+from service_layer.operators.keys import SqlKeyStore  # noqa: E402
 
 PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PAIGOW = Path(sys.executable).with_name("paigow")
@@ -329,7 +329,7 @@ def service_baseline(url: str, key_file: Path, seconds: float) -> dict[str, Any]
     """The same commands through the application service in this process, one table, no HTTP:
     what the store and the core cost, to tell the API's share from theirs."""
     from adapters.rng import SecureDeckAndDice
-    from adapters.service import TableService
+    from service_layer.service import TableService
     from table_core import commands as c
     from table_core.events import Actor
 

@@ -1,7 +1,7 @@
 """End to end: ``paigow simulate``'s loop with six players, persisted, rounds/s and memory.
 
 Each configuration runs in a fresh process (so its memory is its own): the same loop as the
-command (``adapters.simulation.Session.play_rounds``: K rounds a batch, one transaction for them,
+command (``entrypoints.simulation.Session.play_rounds``: K rounds a batch, one transaction for them,
 one signed checkpoint at each round's end, through ``TableService`` and the store), seeded, House
 Way ``fr``, dealer banking, K = the command's default (``--commit-rounds 10``).
 
@@ -42,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.cli.commands.simulate import COMMIT_ROUNDS  # the command's default
+from entrypoints.cli.commands.simulate import COMMIT_ROUNDS  # the command's default
 
 PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 GOAL = 1_000
@@ -58,8 +58,8 @@ def rss_kb() -> int:
 
 def _breakdown_hooks() -> dict[str, float]:
     """Wrap the hot functions to sum their CPU time (adds a little overhead of its own)."""
-    import adapters.service as service
     import adapters.store.sqlite as sql
+    import service_layer.service as service
 
     spent: dict[str, float] = defaultdict(float)
 
@@ -89,14 +89,14 @@ def _breakdown_hooks() -> dict[str, float]:
 
 def worker(args: argparse.Namespace) -> None:
     """One configuration, in this process: prints one JSON object."""
-    from adapters.cli.commands.simulate import SEEDED_START, _fast_sync
     from adapters.clock import SteppingClock
     from adapters.logging import configure_logging
     from adapters.rng import SeededDeckAndDice
-    from adapters.service import TableService
-    from adapters.simulation import Session, SessionSettings, Tally, quiet_collector
     from adapters.store import migrate, open_store
     from adapters.store.signing import Signer
+    from entrypoints.cli.commands.simulate import SEEDED_START, _fast_sync
+    from entrypoints.simulation import Session, SessionSettings, Tally, quiet_collector
+    from service_layer.service import TableService
 
     configure_logging(level="warning")
     spent = _breakdown_hooks() if args.breakdown else None

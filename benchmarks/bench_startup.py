@@ -46,8 +46,8 @@ def _key(db: str) -> str:
     from datetime import UTC, datetime
 
     sys.path.insert(0, str(ROOT))
-    from adapters.operators.keys import key_store_for
     from adapters.store import open_store
+    from service_layer.operators.keys import key_store_for
 
     store = open_store(db, create=False)
     try:
@@ -65,7 +65,8 @@ def one_start(db: str, table: str, key: str, snapshots: bool, log: Path) -> dict
     started = time.perf_counter()
     with log.open("ab") as sink:
         server = subprocess.Popen(
-            [sys.executable, "-m", "adapters.cli.main", "serve", "--db", db, "--port", str(port)],
+            [sys.executable, "-m", "entrypoints.cli.main", "serve", "--db", db,
+             "--port", str(port)],
             cwd=ROOT, env=env, stdout=sink, stderr=sink,
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

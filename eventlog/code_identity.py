@@ -1,20 +1,21 @@
 """The code's identity (R5/R19): one SHA-256 over the files of a release, by a recipe anyone can
 run without this code.
 
-What is covered: every regular file under ``adapters/``, ``audit/``, ``eventlog/``,
-``migrations/`` and ``table_core/`` of a checkout (the Python modules, whether a process imports
-them or not, and the package data that changes behaviour: the floor's templates and static
-files, Alembic's script template), except bytecode caches (``__pycache__`` directories, ``*.pyc``,
-``*.pyo``); and the lock file ``requirements/runtime.lock``, which pins every library the service
-runs by its hash. The rules, House Ways and pay tables are Python modules of ``table_core``.
+What is covered: every regular file under ``adapters/``, ``audit/``, ``entrypoints/``,
+``eventlog/``, ``migrations/``, ``service_layer/`` and ``table_core/`` of a checkout (the Python
+modules, whether a process imports them or not, and the package data that changes behaviour: the
+floor's templates and static files, Alembic's script template), except bytecode caches
+(``__pycache__`` directories, ``*.pyc``, ``*.pyo``); and the lock file
+``requirements/runtime.lock``, which pins every library the service runs by its hash. The rules,
+House Ways and pay tables are Python modules of ``table_core``.
 
 The recipe is ``sha256sum``'s: each covered file's SHA-256 and its path relative to the
 checkout, ``"<hex>  <path>\\n"``, the lines in the byte order of the paths; the digest is the
 SHA-256 of those lines. A regulator computes it from a clean checkout with coreutils alone
 (docs/audit.md "Software change control")::
 
-    { find adapters audit eventlog migrations table_core -type f ! -name '*.pyc' \\
-        ! -name '*.pyo' ! -path '*/__pycache__/*' -print0
+    { find adapters audit entrypoints eventlog migrations service_layer table_core \\
+        -type f ! -name '*.pyc' ! -name '*.pyo' ! -path '*/__pycache__/*' -print0
       printf 'requirements/runtime.lock\\0'; } | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum
 
 It depends on the files' bytes and relative paths only: not on the install path, file times,
@@ -36,7 +37,15 @@ from pathlib import Path
 #: The recipe's name, recorded beside each digest: a different recipe is a new name.
 RECIPE = "sha256sum-v1"
 #: The directories of a checkout whose files are the code.
-PACKAGES = ("adapters", "audit", "eventlog", "migrations", "table_core")
+PACKAGES = (
+    "adapters",
+    "audit",
+    "entrypoints",
+    "eventlog",
+    "migrations",
+    "service_layer",
+    "table_core",
+)
 #: The lock file that pins the libraries (their versions and hashes).
 LOCK_FILE = "requirements/runtime.lock"
 _BYTECODE = (".pyc", ".pyo")

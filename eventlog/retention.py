@@ -1,7 +1,7 @@
 """R18: how long each category of the log is kept, and the decision whether a purge respects it.
 
-Pure (no store, no clock): ``adapters/purge.py`` decides with it before it writes anything, and the
-audit (``audit/retention.py``) checks every recorded ``range_purged`` with the same rule.
+Pure (no store, no clock): ``service_layer/purge.py`` decides with it before it writes anything, and
+the audit (``audit/retention.py``) checks every recorded ``range_purged`` with the same rule.
 
 **Categories** (docs/regulatory.md, R17-R19), each with the jurisdiction's minimum, in days:
 

@@ -157,7 +157,7 @@ class DisputeOpened(_SystemEvent):
     to_time: datetime | None
     surveillance: list[str]
     # R20: each deck that dealt a disputed round, as the opening found it: ``{"deck_id", "hold":
-    # held | already_held | destroyed, "note"}`` (adapters/dispute_decks.py); the ``deck_held``
+    # held | already_held | destroyed, "note"}`` (service_layer/dispute_decks.py); the ``deck_held``
     # events of ``held`` ones are in the table's stream, in this event's transaction.
     decks: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -174,9 +174,9 @@ class ApiKeyCreated(_SystemEvent):
     """R5/R19: an API key was created for ``key_actor`` with ``role`` (never the token).
 
     ``key_hash``: the token's SHA-256, which binds the key to this event: a key authenticates only
-    when the sealed log records its creation (``adapters/operators/ledger.py``). ``None`` in logs
-    written before, whose keys no longer authenticate. The actor is who created it: a key of the
-    ``security`` role, or ``actor_role`` ``bootstrap`` for a store's first key."""
+    when the sealed log records its creation (``service_layer/operators/ledger.py``). ``None`` in
+    logs written before, whose keys no longer authenticate. The actor is who created it: a key of
+    the ``security`` role, or ``actor_role`` ``bootstrap`` for a store's first key."""
 
     type: Literal["api_key_created"] = "api_key_created"
     key_id: str
@@ -207,7 +207,7 @@ class AuthenticationFailed(_SystemEvent):
     """R5/R19: a request to ``route`` (the route's template) from ``client`` carried no API key,
     or one the server does not know. ``key_id``: the presented token's would-be key id (the first
     12 hex digits of its SHA-256) when it has the form of a key, never the token. Rate-limited
-    (``adapters/http/auth_failures.py``): ``failures`` counts this one and those from the same
+    (``entrypoints/http/auth_failures.py``): ``failures`` counts this one and those from the same
     client not recorded since its last event."""
 
     type: Literal["authentication_failed"] = "authentication_failed"
@@ -227,8 +227,9 @@ class SoftwareVersionChanged(_SystemEvent):
     type: Literal["software_version_changed"] = "software_version_changed"
     old_version: str
     new_version: str
-    # The waiting ``software_version_authorised`` this change used (adapters/software_versions.py):
-    # its global position and reason. ``None`` in logs written before change control existed.
+    # The waiting ``software_version_authorised`` this change used
+    # (service_layer/software_versions.py): its global position and reason. ``None`` in logs written
+    # before change control existed.
     authorisation: int | None = None
     reason: str | None = None
     old_digest: str | None = None

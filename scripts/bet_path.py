@@ -58,12 +58,12 @@ def trace_one_bet() -> list[str]:
     from fastapi.testclient import TestClient
 
     from adapters.clock import SteppingClock
-    from adapters.http.app import create_app
-    from adapters.operators.keys import key_store_for
     from adapters.rng import SeededDeckAndDice
-    from adapters.service import TableService
     from adapters.store import open_store
     from adapters.store.signing import Signer
+    from entrypoints.http.app import create_app
+    from service_layer.operators.keys import key_store_for
+    from service_layer.service import TableService
 
     start = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
     with tempfile.TemporaryDirectory() as folder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.cli.commands.house_way import clause_table
+from entrypoints.cli.commands.house_way import clause_table
 from table_core.house_ways import BUILT_IN
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "house-ways.md"

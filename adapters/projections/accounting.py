@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.books import BOOK_COLUMNS, books_of, hold_of, no_books
+from adapters.projections.books import BOOK_COLUMNS, books_of, hold_of, no_books, percent
 from adapters.projections.db import Rows, Tx, no_defaults
 from adapters.projections.gaming_day import GamingDay
 from adapters.projections.schema import accounting, accounting_side_bets
@@ -151,19 +151,6 @@ _SUMS = (
     "envy_paid",
     "buy_in_drop",
 )
-
-
-def percent(part: int, whole: int) -> str | None:
-    """``part / whole`` as a percentage with two decimals, half up, exact from integers;
-    ``None`` when ``whole`` is 0 (no hold % without a drop)."""
-    if whole == 0:
-        return None
-    negative = (part < 0) != (whole < 0)
-    hundredths, rest = divmod(abs(part) * 10_000, abs(whole))
-    if rest * 2 >= abs(whole):
-        hundredths += 1
-    sign = "-" if negative and hundredths else ""
-    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
 
 
 def _bucket_range(day_start: int, day_end: int) -> tuple[int, int]:

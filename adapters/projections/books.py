@@ -217,6 +217,19 @@ def books_of(tx: Tx, day: date | None) -> dict[tuple[str, date], dict[str, Any]]
     return out
 
 
+def percent(part: int, whole: int) -> str | None:
+    """``part / whole`` as a percentage with two decimals, half up, exact from integers;
+    ``None`` when ``whole`` is 0 (no hold % without a drop)."""
+    if whole == 0:
+        return None
+    negative = (part < 0) != (whole < 0)
+    hundredths, rest = divmod(abs(part) * 10_000, abs(whole))
+    if rest * 2 >= abs(whole):
+        hundredths += 1
+    sign = "-" if negative and hundredths else ""
+    return f"{sign}{hundredths // 100}.{hundredths % 100:02d}"
+
+
 def win_of(book: dict[str, Any]) -> int:
     """The win a hold % is of: the inventory win once the day is closed, else the game win (a
     books day, or an accounting row, which carries both)."""
@@ -226,8 +239,6 @@ def win_of(book: dict[str, Any]) -> int:
 
 def hold_of(book: dict[str, Any]) -> str | None:
     """hold % = win / drop, the win as :func:`win_of` picks it."""
-    from adapters.projections.accounting import percent
-
     return percent(win_of(book), book["drop"])
 
 

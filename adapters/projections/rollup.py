@@ -21,7 +21,7 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
-from adapters.projections.accounting import percent
+from adapters.projections.books import percent
 from adapters.projections.db import Tx
 from adapters.projections.schema import rating_tables
 from table_core import edges
@@ -133,7 +133,7 @@ def _empty(level: str, name: str, period: str, start: date) -> dict[str, Any]:
 
 
 def _fraction_pct(part: Fraction, whole: int) -> str | None:
-    """``part / whole`` in percent, two decimals half up (as ``accounting.percent``)."""
+    """``part / whole`` in percent, two decimals half up (as ``books.percent``)."""
     if whole == 0:
         return None
     hundredths = part * 10_000 / whole

@@ -13,7 +13,7 @@ the same log:
 - behind it (or ``--rebuild``): every projection table copied in one snapshot into a private
   in-memory SQLite database, then caught up there from the events after its checkpoints by the
   projections' own code (:class:`MemoryRunner`), as ``audit verify``'s check of the projections
-  rebuilds them (adapters/projections/check.py). The copy costs one read of the projection
+  rebuilds them (service_layer/projection_check.py). The copy costs one read of the projection
   tables; the database is never written.
 
 The SQL the report and recall run is the same on both engines (SQLite is the embedded store), and

@@ -17,35 +17,18 @@ expected version: ``ConcurrencyError``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeAlias
 
-from adapters.store.core import check_batch, check_version, recorded_ranges
+from adapters.store.core import (  # the parts' checks live beside the batch's
+    StreamAppend,
+    check_version,
+    command_ids,
+    recorded_ranges,
+)
 from table_core.ports import (
-    BatchCommand,
     CommandsPartlyRecorded,
-    InvalidEvent,
     RecordedEvent,
     StoreError,
 )
-
-#: One part: (stream id, expected version, commands), as ``append_batch`` takes them.
-StreamAppend: TypeAlias = tuple[str, int, Sequence[BatchCommand]]
-
-
-def check_parts(parts: Sequence[StreamAppend]) -> None:
-    """Each part a well-formed batch; at least one; no stream and no command id twice."""
-    if not parts:
-        raise InvalidEvent("append_streams appends at least one part")
-    streams = [part[0] for part in parts]
-    ids = command_ids(parts)
-    if len(set(streams)) != len(streams) or len(set(ids)) != len(ids):
-        raise InvalidEvent("append_streams takes each stream and each command id once")
-    for stream_id, expected_version, commands in parts:
-        check_batch(stream_id, expected_version, commands)
-
-
-def command_ids(parts: Sequence[StreamAppend]) -> list[str]:
-    return [command_id for part in parts for command_id, _ in part[2]]
 
 
 def answer_refused(

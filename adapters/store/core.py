@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeAlias
 
 from eventlog.canonical import (
     FAST_DUMPS,
@@ -363,8 +363,6 @@ class AppendEntrances:
         self, parts: Sequence[Any], *, checkpoint: bool = False
     ) -> list[list[RecordedEvent]]:
         """Several streams' commands in ONE transaction, all or none (``store/across.py``)."""
-        from adapters.store.across import check_parts
-
         check_parts(parts)
         return self._append_streams(parts, checkpoint)
 
@@ -485,3 +483,23 @@ class EventReader:
 def checkpoint_of(row: Sequence[Any]) -> Checkpoint:
     position, digest, at, signer, signature = row
     return Checkpoint(position, digest, parse_time(at), signer, signature)
+
+
+#: One part: (stream id, expected version, commands), as ``append_batch`` takes them.
+StreamAppend: TypeAlias = tuple[str, int, Sequence[BatchCommand]]
+
+
+def check_parts(parts: Sequence[StreamAppend]) -> None:
+    """Each part a well-formed batch; at least one; no stream and no command id twice."""
+    if not parts:
+        raise InvalidEvent("append_streams appends at least one part")
+    streams = [part[0] for part in parts]
+    ids = command_ids(parts)
+    if len(set(streams)) != len(streams) or len(set(ids)) != len(ids):
+        raise InvalidEvent("append_streams takes each stream and each command id once")
+    for stream_id, expected_version, commands in parts:
+        check_batch(stream_id, expected_version, commands)
+
+
+def command_ids(parts: Sequence[StreamAppend]) -> list[str]:
+    return [command_id for part in parts for command_id, _ in part[2]]

@@ -9,15 +9,17 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from adapters.store.across import StreamAppend, answer_refused, command_ids
+from adapters.store.across import answer_refused
 from adapters.store.core import (
     AppendEntrances,
     CheckpointMarks,
     EventReader,
+    StreamAppend,
     build_batch_rows,
     check_version,
     checkpoint_marks,
     checkpoint_of,
+    command_ids,
     command_rows,
     recorded_ranges,
     sequence,

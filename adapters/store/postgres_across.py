@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from adapters.store.across import StreamAppend, answer_refused, command_ids
-from adapters.store.core import EventRow
+from adapters.store.across import answer_refused
+from adapters.store.core import EventRow, StreamAppend, command_ids
 from adapters.store.sql import _Retried
 from table_core.ports import ConcurrencyError, RecordedEvent, StoreUnavailable
 

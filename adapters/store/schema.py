@@ -127,7 +127,8 @@ APPEND_ONLY_TABLES = ("events", "event_log", "commands", "checkpoints")
 #: Append-only too (migration 0009), but never purged: a tag of a purged stream is harmless.
 TAG_TABLES = ("append_tags", "append_tag_anchors")
 
-#: A table's state signed at a checkpoint (issue 22, adapters/snapshots.py): a restart folds only
+#: A table's state signed at a checkpoint (issue 22, service_layer/snapshots.py): a restart folds
+#: only
 #: the events after it. Insert only (triggers, migration 0011), outside ``APPEND_ONLY_TABLES``:
 #: not part of the audit trail (nothing is lost when one is refused), so purge leaves them be.
 table_snapshots = Table(

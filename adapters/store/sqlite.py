@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from adapters.store.across import StreamAppend, answer_refused
+from adapters.store.across import answer_refused
 from adapters.store.core import (
     CheckpointMarks,
+    StreamAppend,
     chain_batch,
     check_version,
     checkpoint_marks,

@@ -4,8 +4,8 @@ Revision ID: 0003_api_keys
 Revises: 0002_projections
 Create Date: 2026-01-01
 
-Frozen copy of ``adapters.operators.keys.api_keys`` (a migration never imports today's models); a
-test compares the result with it. Not part of the audit trail: revoking a key sets
+Frozen copy of ``service_layer.operators.keys.api_keys`` (a migration never imports today's models);
+a test compares the result with it. Not part of the audit trail: revoking a key sets
 ``revoked_at``, and a key authenticates only as the system stream's sealed key events say (the
 rows are an index). The downgrade drops the table; the events are untouched.
 """

@@ -5,10 +5,10 @@ Revises: 0010_notify_checkpoint
 Create Date: 2026-12-01
 
 A restart takes the newest snapshot of each table, checks its signature and that the log's event
-at its position has its global hash, and folds only the events after it (adapters/snapshots.py).
-Insert only, like the audit trail: triggers refuse UPDATE and DELETE (and TRUNCATE on
-PostgreSQL), and the service role may only SELECT and INSERT (as migration 0008 grants the audit
-tables). Frozen text: a later change is a new revision.
+at its position has its global hash, and folds only the events after it
+(service_layer/snapshots.py). Insert only, like the audit trail: triggers refuse UPDATE and DELETE
+(and TRUNCATE on PostgreSQL), and the service role may only SELECT and INSERT (as migration 0008
+grants the audit tables). Frozen text: a later change is a new revision.
 """
 
 from __future__ import annotations

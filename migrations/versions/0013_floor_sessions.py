@@ -4,7 +4,7 @@ Revision ID: 0013_floor_sessions
 Revises: 0012_append_checks_heads
 Create Date: 2026-12-03
 
-Frozen copy of ``adapters.http.floor.session_store.floor_sessions``. One row per sign-in to the
+Frozen copy of ``entrypoints.http.floor.session_store.floor_sessions``. One row per sign-in to the
 floor's pages: the SHA-256 of the session's random id (the cookie holds the id, the database never
 does), the API key it signed in with, when it expires (epoch seconds) and when it ended (sign-out).
 Every floor request reads its row and checks its key against the log: a session signed out,

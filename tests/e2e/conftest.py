@@ -28,8 +28,8 @@ def operator_keys(
     bootstrap), which then creates the others. ``actors``: a role's actor (default ``ROLE-1``);
     ``at``: when they are made (default now).
     A relative SQLite URL is the folder's file, as the CLI run there reads it."""
-    from adapters.operators.keys import key_store_for
     from adapters.store import open_store
+    from service_layer.operators.keys import key_store_for
     from table_core.ports import Actor
 
     prefix = "sqlite:///"

@@ -1,6 +1,6 @@
 """``paigow analyze edge``'s stable contract (issue 8).
 
-Most tests register the command on a fresh ``argparse`` parser, as ``adapters.cli.main`` does for
+Most tests register the command on a fresh ``argparse`` parser, as ``entrypoints.cli.main`` does for
 each command module, and run it in process (the long reference runs stay fast); the last ones run
 the installed ``paigow`` console script as a subprocess.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from adapters.cli.commands import analyze
+from entrypoints.cli.commands import analyze
 from table_core.errors import ConfigurationError
 from tests.e2e.conftest import Run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.cli.commands.bonus import exhaustive_report, percent, print_table
+from entrypoints.cli.commands.bonus import exhaustive_report, percent, print_table
 from table_core.side_bets import FORTUNE_8000
 from table_core.side_bets.exhaustive import Exhaustive
 from tests.e2e.conftest import Run

@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from adapters.clock import SteppingClock
-from adapters.service import TableService
 from adapters.store import open_store
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.events import Actor
 from tests.e2e.conftest import PAIGOW, Run

@@ -23,10 +23,10 @@ from sqlalchemy.engine import make_url
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import DEALER, FLOOR, Session
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
+from entrypoints.simulation.mixed_session import DEALER, FLOOR, Session
+from service_layer.service import TableService
 from table_core import commands as c
 from tests.integration.audit.tamper import Forger
 from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)

@@ -132,8 +132,8 @@ def test_a_writing_command_refuses_code_the_log_does_not_run(paigow: Run, tmp_pa
     import hashlib
     from datetime import UTC, datetime
 
-    from adapters.service import TableService
-    from adapters.software_versions import authorise
+    from service_layer.change_control import authorise
+    from service_layer.service import TableService
     from table_core.ports import Actor
 
     made = paigow("simulate", "--db", DB, "--rounds", "1", "--players", "1", "--seed", "5")

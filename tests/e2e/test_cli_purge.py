@@ -13,9 +13,9 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import Session
 from adapters.store import open_store
+from entrypoints.simulation.mixed_session import Session
+from service_layer.service import TableService
 
 from .conftest import Run, operator_keys
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.cli.render import PIPE_WIDTH
 from adapters.projections.accounting import ACCOUNTING_COLUMNS
 from adapters.projections.positions import POSITION_COLUMNS
 from adapters.store import open_store
+from entrypoints.cli.render import PIPE_WIDTH
 from tests.integration.projections import session as s
 
 from .conftest import Run
@@ -163,8 +163,8 @@ def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) ->
 
 def test_the_report_for_people_is_cut_to_fit_a_narrow_terminal(paigow: Run, evening: str) -> None:
     """At 60 columns every view is cut into tables of whole columns: each amount stays whole."""
-    from adapters.cli.commands.report import _human
     from adapters.projections.reports import VIEWS
+    from entrypoints.cli.commands.report import _human
 
     done = paigow("report", "--db", evening, "--day", "2026-03-14", "--format", "json")
     report = json.loads(done.stdout)

@@ -24,10 +24,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from adapters.clock import SteppingClock
-from adapters.service import TableService
-from adapters.software_versions import authorise
 from adapters.store import open_store
 from eventlog.code_identity import LOCK_FILE, PACKAGES
+from service_layer.change_control import authorise
+from service_layer.service import TableService
 from table_core.ports import Actor
 
 from .conftest import Run, operator_keys
@@ -57,7 +57,7 @@ def run_tree(tree: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[s
     """``paigow`` run from the checkout at ``tree`` (its packages first on the path)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     return subprocess.run(
-        [sys.executable, "-m", "adapters.cli.main", *args],
+        [sys.executable, "-m", "entrypoints.cli.main", *args],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adapters.held_tables import table_events
-from adapters.projections.accounting import percent
+from adapters.projections.books import percent
 from adapters.store import open_store
+from service_layer.held_tables import table_events
 from table_core.events import (
     BankAccepted,
     CommissionTaken,

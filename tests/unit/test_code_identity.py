@@ -54,7 +54,7 @@ def test_two_copies_in_different_paths_have_one_digest(tree: Path, tmp_path: Pat
     assert first.parts == second.parts
     assert len(first.digest) == 64 and first.recipe == "sha256sum-v1"
     assert set(first.parts) == {*PACKAGES, LOCK_FILE}
-    assert "adapters/http/floor/templates/base.html" in first.files  # package data counts
+    assert "entrypoints/http/floor/templates/base.html" in first.files  # package data counts
     assert "migrations/versions/0001_event_store.py" in first.files
 
 

@@ -8,7 +8,11 @@ someone breaks them.
 - ``audit`` imports ``table_core``, ``eventlog`` and libraries only: never the service, the HTTP or
   the command-line code (or anything else of ``adapters``), so a regulator's replay does not run
   the code it checks.
-- The command line authenticates its operators as the API does, through ``adapters.operators``:
+- ``adapters`` is infrastructure (the store, the projections' tables, clock, randomness, logging,
+  settings): it never imports the service layer or an entry point.
+- ``service_layer`` holds the use cases: it may use the core, the log format, the audit's readers
+  and the adapters, never an entry point (HTTP, the command line, the simulation).
+- The command line authenticates its operators as the API does, through ``service_layer.operators``:
   no command but ``serve`` (the server itself) imports the HTTP package, and the operators' code
   imports neither.
 """
@@ -24,7 +28,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
-PROJECT = frozenset({"table_core", "eventlog", "adapters", "audit", "migrations", "tests"})
+PROJECT = frozenset(
+    {
+        "table_core",
+        "eventlog",
+        "service_layer",
+        "entrypoints",
+        "adapters",
+        "audit",
+        "migrations",
+        "tests",
+    }
+)
 
 
 def imports_of(package: str) -> Iterator[tuple[str, int, str]]:
@@ -68,6 +83,26 @@ def test_the_audit_imports_only_the_core_the_log_format_and_libraries() -> None:
     assert offenders("audit", allowed) == []
 
 
+def project_offenders(package: str, allowed: frozenset[str]) -> list[str]:
+    """The project packages ``package`` imports outside ``allowed`` (libraries are not asked)."""
+    return [
+        f"{where}:{line} imports {name}"
+        for where, line, name in imports_of(package)
+        if name.split(".")[0] in PROJECT and name.split(".")[0] not in allowed
+    ]
+
+
+def test_the_adapters_import_neither_the_service_layer_nor_an_entry_point() -> None:
+    assert project_offenders("adapters", frozenset({"adapters", "eventlog", "table_core"})) == []
+
+
+def test_the_service_layer_imports_no_entry_point() -> None:
+    allowed = frozenset({"service_layer", "adapters", "audit", "eventlog", "table_core"})
+    assert project_offenders("service_layer", allowed) == []
+    # The guard sees such an import: the entry points' own imports of the service layer.
+    assert project_offenders("entrypoints", frozenset({"entrypoints"})) != []
+
+
 @pytest.mark.parametrize(
     ("package", "allowed", "expected"),
     [
@@ -90,10 +125,12 @@ def test_the_guard_itself_sees_imports(
 def test_the_command_line_and_the_operators_do_not_import_the_http_package() -> None:
     found = [
         f"{where}:{line} imports {name}"
-        for package in ("adapters/cli", "adapters/operators")
+        for package in ("entrypoints/cli", "service_layer/operators")
         for where, line, name in imports_of(package)
-        if name.startswith("adapters.http") and where != "adapters/cli/commands/serve.py"
+        if name.startswith("entrypoints.http") and where != "entrypoints/cli/commands/serve.py"
     ]
     assert found == []
     # The check sees such an import: serve's own are found when it is not let off.
-    assert any(n.startswith("adapters.http") for _, _, n in imports_of("adapters/cli/commands"))
+    assert any(
+        n.startswith("entrypoints.http") for _, _, n in imports_of("entrypoints/cli/commands")
+    )

@@ -1,5 +1,5 @@
-"""R5/R19: the start decision over the system stream (adapters/software_versions.py), pure: code is
-authorised by its digest, never by its version label."""
+"""R5/R19: the start decision over the system stream (service_layer/software_versions.py), pure:
+code is authorised by its digest, never by its version label."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from adapters.software_versions import (
+from service_layer.software_versions import (
     VersionAuthorisationError,
     VersionNotAuthorised,
     checked_digest,

@@ -27,8 +27,8 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.http.floor.pages import money
 from adapters.settings import load_settings
+from entrypoints.http.floor.pages import money
 from tests.e2e.conftest import PAIGOW
 from tests.e2e.floor.png import colours
 from tests.e2e.serving import serving

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT / "deploy" / "ha"))
 
 from cluster import PG_BIN, HaCluster, free_port, missing_tools  # noqa: E402, F401 (the tests)
 
-from adapters.operators.keys import key_store_for  # noqa: E402
 from adapters.store import migrate, open_store  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
+from service_layer.operators.keys import key_store_for  # noqa: E402
 
 PAIGOW = Path(sys.executable).with_name("paigow")
 PLAYERS = ("ana", "bo")

@@ -29,10 +29,10 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from adapters.operators.keys import key_store_for
-from adapters.simulation.mixed_session import SessionStats
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
+from entrypoints.simulation.mixed_session import SessionStats
+from service_layer.operators.keys import key_store_for
 from tests.e2e.conftest import PAIGOW
 from tests.e2e.serving import Served, serving
 from tests.integration.audit.conftest import Casino

@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from adapters.operators.keys import key_store_for
 from adapters.store import open_store
 from adapters.store.signing import Signer
+from service_layer.operators.keys import key_store_for
 from tests.e2e.conftest import PAIGOW, Run
 from tests.e2e.serving import free_port, serving
 from tests.integration.conftest import pg_database, pg_url_empty  # noqa: F401 (fixtures)

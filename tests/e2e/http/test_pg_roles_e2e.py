@@ -15,9 +15,9 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
+from service_layer.operators.keys import key_store_for
 from tests.e2e.conftest import PAIGOW
 from tests.e2e.serving import serving
 from tests.integration.conftest import pg_database, pg_url_empty  # noqa: F401 (fixtures)

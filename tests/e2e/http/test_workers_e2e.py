@@ -23,9 +23,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
+from service_layer.operators.keys import key_store_for
 from tests.e2e.conftest import PAIGOW, Run
 from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)
 

@@ -19,13 +19,13 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import Session, SessionStats
 from adapters.store import SqlEventStore, open_store
 from adapters.store.signing import Signer
 from audit.findings import AuditReport
 from audit.sources import LogSource, open_database
 from audit.verify import verify_log
+from entrypoints.simulation.mixed_session import Session, SessionStats
+from service_layer.service import TableService
 from tests.integration.pg_template import Schemas, schema_url
 
 from .tamper import Forger

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from adapters.held_tables import table_events
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from audit.books import BooksAudit
 from audit.findings import Finding
+from service_layer.held_tables import table_events
 from table_core.events import Actor, Event
 from tests.integration.projections import books_day as d
 from tests.integration.projections import session as s

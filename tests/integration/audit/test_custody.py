@@ -16,11 +16,11 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
 from audit.sources import open_database
 from audit.verify import verify_log
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.rules import TableRules

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from adapters.cli.main import main
 from adapters.clock import SteppingClock
-from adapters.operators.keys import key_store_for
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.system_stream import SystemStream
+from entrypoints.cli.main import main
 from eventlog.system_events import SYSTEM_STREAM, ServiceStopped
+from service_layer.operators.keys import key_store_for
+from service_layer.service import TableService
+from service_layer.system_stream import SystemStream
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.ports import Actor as PortsActor

@@ -17,10 +17,10 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SecureDeckAndDice, SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import Session
 from audit.sources import open_database
 from audit.verify import verify_log
+from entrypoints.simulation.mixed_session import Session
+from service_layer.service import TableService
 from table_core.cards import FULL_DECK, Card
 from tests.integration.backends import Opener, open_backend
 

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from adapters.clock import SteppingClock
-from adapters.disputes import Request, close_dispute, export_dispute, open_dispute
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from audit.bundle import open_bundle
 from audit.verify import verify_log
 from eventlog.canonical import event_hash, global_hash
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.disputes import Request, close_dispute, export_dispute, open_dispute
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.events import Actor
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from adapters.deck_custody import deck_record
-from adapters.dispute_decks import table_state
-from adapters.disputes import Request, open_dispute
-from adapters.service import TableService
-from adapters.system_stream import SystemStream
 from eventlog.system_events import SYSTEM_STREAM, DisputeOpened
+from service_layer.deck_custody import deck_record
+from service_layer.dispute_decks import table_state
+from service_layer.disputes import Request, open_dispute
+from service_layer.service import TableService
+from service_layer.system_stream import SystemStream
 from table_core import commands as c
 from table_core.events import Actor
 

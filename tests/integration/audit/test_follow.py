@@ -14,12 +14,12 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import DEALER, FLOOR, Session
 from audit.follow import Checkers, Follower, Outcome, follow
 from audit.follow_journal import FindingsJournal, FollowState, load_state, save_state
 from audit.follow_log import LiveLog
 from audit.follow_tail import TailWatch
+from entrypoints.simulation.mixed_session import DEALER, FLOOR, Session
+from service_layer.service import TableService
 from table_core import commands as c
 
 from .conftest import START, Casino

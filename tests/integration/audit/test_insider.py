@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from adapters.cli.main import main
 from adapters.projections import ProjectionRunner
-from adapters.service import TableService
+from entrypoints.cli.main import main
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.service import TableService
 
 from .conftest import Casino
 

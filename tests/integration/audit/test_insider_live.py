@@ -15,10 +15,10 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import LogTampered, StoreUnverified, TableService
-from adapters.simulation.mixed_session import Session
 from adapters.store import open_store
+from entrypoints.simulation.mixed_session import Session
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.service import LogTampered, StoreUnverified, TableService
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.ports import ConcurrencyError

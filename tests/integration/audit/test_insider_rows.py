@@ -19,13 +19,13 @@ import pytest
 from adapters.clock import SteppingClock
 from adapters.logging import get_logger
 from adapters.rng import SeededDeckAndDice
-from adapters.service import LogTampered, StoreUnverified, TableService
-from adapters.snapshots import INSERT as INSERT_SNAPSHOT
-from adapters.snapshots import NEWEST, Snapshot, Snapshots
 from adapters.store.signing import Signer
 from adapters.store.tags import anchor_tag
 from eventlog.canonical import key_rotation_message
 from eventlog.system_events import SYSTEM_STREAM, SigningKeyRotated
+from service_layer.service import LogTampered, StoreUnverified, TableService
+from service_layer.snapshots import INSERT as INSERT_SNAPSHOT
+from service_layer.snapshots import NEWEST, Snapshot, Snapshots
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.ports import ConcurrencyError

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from adapters.cli.main import main
-from adapters.operators.keys import key_store_for
 from adapters.projections import ProjectionRunner
-from adapters.service import TableService
 from adapters.store import open_store
 from adapters.store.signing import Signer
+from entrypoints.cli.main import main
 from eventlog.canonical import key_rotation_message
 from eventlog.keys import KeyFileExposed
 from eventlog.system_events import SYSTEM_STREAM, SigningKeyRotated
+from service_layer.operators.keys import key_store_for
+from service_layer.service import TableService
 from table_core.ports import UntaggedEvents
 
 from .conftest import Casino

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from adapters.clock import SteppingClock
-from adapters.readiness import readiness
 from adapters.rng import SeededDeckAndDice
-from adapters.service import LogTampered, StoreUnverified, TableService
-from adapters.simulation.mixed_session import Session
 from adapters.store.migrate import head_revision
+from entrypoints.simulation.mixed_session import Session
+from service_layer.readiness import readiness
+from service_layer.service import LogTampered, StoreUnverified, TableService
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.ports import LogRewritten

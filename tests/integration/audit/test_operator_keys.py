@@ -18,11 +18,11 @@ import pytest
 import structlog
 from fastapi.testclient import TestClient
 
-from adapters.cli.main import main
-from adapters.http.app import create_app
-from adapters.operators.keys import SqlKeyStore, key_store_for
-from adapters.service import TableService
+from entrypoints.cli.main import main
+from entrypoints.http.app import create_app
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.operators.keys import SqlKeyStore, key_store_for
+from service_layer.service import TableService
 from table_core.ports import Actor
 
 from .conftest import Casino, _casino

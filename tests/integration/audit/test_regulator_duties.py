@@ -23,12 +23,12 @@ from adapters.projections import ProjectionRunner
 from adapters.projections.gaming_day import GamingDay
 from adapters.projections.reports import build_report
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from audit.sources import open_database
 from audit.verify import verify_log
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.events import Actor
 from table_core.rules import TableRules

@@ -16,14 +16,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
-from adapters.http.app import create_app
-from adapters.http.command_routes import ROUTES
-from adapters.operators.keys import KeyStore, MemoryKeyStore, key_store_for
-from adapters.operators.rights import SIGNERS
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import InMemoryEventStore, open_store
 from adapters.store.signing import Signer
+from entrypoints.http.app import create_app
+from entrypoints.http.command_routes import ROUTES
+from service_layer.operators.keys import KeyStore, MemoryKeyStore, key_store_for
+from service_layer.operators.rights import SIGNERS
+from service_layer.service import TableService
 
 START = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
 ROLES = ("dealer", "floor", "cage", "auditor", "count", "security")

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from adapters.http.auth_failures import FailureLimiter
-from adapters.operators.keys import presented_key_id, token_hash
+from entrypoints.http.auth_failures import FailureLimiter
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.operators.keys import presented_key_id, token_hash
 from tests.integration.http.conftest import Api
 
 

@@ -1,4 +1,4 @@
-"""Every request body is limited while it is read (adapters/http/body_limit.py): over the limit,
+"""Every request body is limited while it is read (entrypoints/http/body_limit.py): over the limit,
 413 ``body_too_large`` in the API's error shape and nothing done, on both request paths (the fast
 path and FastAPI's), with or without ``Content-Length``; a body at the limit is read as always."""
 
@@ -13,13 +13,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
-from adapters.http.app import create_app
-from adapters.http.body_limit import DEFAULT_MAX_BODY
-from adapters.operators.keys import MemoryKeyStore
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
+from entrypoints.http.app import create_app
+from entrypoints.http.body_limit import DEFAULT_MAX_BODY
+from service_layer.operators.keys import MemoryKeyStore
+from service_layer.service import TableService
 from tests.integration.http.conftest import START, TABLE, served
 
 LIMIT = DEFAULT_MAX_BODY

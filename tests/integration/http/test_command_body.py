@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import orjson
 
-from adapters.http.views import command_body, command_response
+from entrypoints.http.views import command_body, command_response
 from tests.integration.http.conftest import TABLE, Api
 
 

@@ -16,11 +16,11 @@ import pytest
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
-from adapters.operators.keys import key_store_for
 from adapters.store import migrate, open_store
 from adapters.store.primary import PrimaryWatch
 from adapters.store.signing import Signer
 from eventlog.canonical import parse_time
+from service_layer.operators.keys import key_store_for
 from tests.integration.http.conftest import open_table
 from tests.integration.http.test_operations import Proxy, metered_api, samples, value
 

@@ -1,4 +1,5 @@
-"""The fast path for well-formed commands (adapters/http/fast.py) answers exactly as FastAPI does.
+"""The fast path for well-formed commands (entrypoints/http/fast.py) answers exactly as FastAPI
+does.
 
 Two apps over two fresh stores with the same clock and the same deck and dice, one with the fast
 path and one without, are sent the same requests: a whole round, replays, stale versions, rule
@@ -16,14 +17,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
-from adapters.http import command_routes
-from adapters.http.app import create_app
-from adapters.operators.keys import MemoryKeyStore
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
+from entrypoints.http import command_routes
+from entrypoints.http.app import create_app
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.operators.keys import MemoryKeyStore
+from service_layer.service import TableService
 from tests.integration.http.conftest import ROLES, START, TABLE, Api
 
 AUTH = "Authorization"
@@ -266,8 +267,8 @@ def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands
 def test_the_fast_path_setting_turns_it_off_for_a_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from adapters.http.fast import FastCommands
-    from adapters.http.server import build_app
+    from entrypoints.http.fast import FastCommands
+    from entrypoints.http.server import build_app
 
     def fast_in(app: Any) -> bool:
         return any(middleware.cls is FastCommands for middleware in app.user_middleware)

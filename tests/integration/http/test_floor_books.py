@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from adapters.http.floor.pages import money
+from entrypoints.http.floor.pages import money
 from tests.integration.http.conftest import Api
 from tests.integration.http.test_floor_pages import play, sign_in
 

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from adapters.http.floor import session as floor_session
-from adapters.http.floor.pages import money
+from entrypoints.http.floor import session as floor_session
+from entrypoints.http.floor.pages import money
 from tests.integration.http.conftest import START, TABLE, Api, open_table
 
 FLOOR = Path(__file__).resolve().parents[3] / "adapters" / "http" / "floor"

@@ -16,14 +16,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, pool, text
 
 from adapters.clock import SteppingClock
-from adapters.http.app import create_app
-from adapters.http.floor.session import COOKIE
-from adapters.http.floor.session_store import metadata
-from adapters.operators.keys import key_store_for
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import open_store
 from adapters.store.signing import Signer
+from entrypoints.http.app import create_app
+from entrypoints.http.floor.session import COOKIE
+from entrypoints.http.floor.session_store import metadata
+from service_layer.operators.keys import key_store_for
+from service_layer.service import TableService
 from tests.integration.http.conftest import START, Api
 from tests.integration.http.test_floor_pages import csrf_of, sign_in
 

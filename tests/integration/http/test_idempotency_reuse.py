@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 import time
 
-from adapters.http.command_runner import CommandRunner
+from service_layer.command_runner import CommandRunner
 from tests.integration.http.conftest import Api, open_table
 
 

@@ -12,10 +12,10 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, pool, text
 
-from adapters.operators.keys import MemoryKeyStore, SqlKeyStore, metadata
 from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.operators.keys import MemoryKeyStore, SqlKeyStore, metadata
 from table_core.ports import StoreError
 from tests.integration.http.conftest import START
 

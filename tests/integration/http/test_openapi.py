@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adapters.http.app import openapi_text
+from entrypoints.http.app import openapi_text
 from tests.integration.http.conftest import Api
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"

@@ -20,12 +20,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
-from adapters.http.app import create_app
-from adapters.metrics import MeteredStore
-from adapters.operators.keys import MemoryKeyStore, key_store_for
-from adapters.service import TableService
 from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer
+from entrypoints.http.app import create_app
+from service_layer.metrics import MeteredStore
+from service_layer.operators.keys import MemoryKeyStore, key_store_for
+from service_layer.service import TableService
 from tests.integration.http.conftest import TABLE, Api, build_api, open_table
 from tests.integration.http.test_queries import play_the_live_round
 

@@ -94,9 +94,9 @@ def test_two_dealers_racing_one_wins_one_gets_409_and_nothing_is_lost(sql_api: A
 
 
 def test_two_servers_on_one_database_the_store_decides_the_race(db_url: str) -> None:
-    from adapters.operators.keys import key_store_for
     from adapters.store import open_store
     from adapters.store.signing import Signer
+    from service_layer.operators.keys import key_store_for
 
     key = Signer.generate()
     first_store = open_store(db_url, signing_key=key)

@@ -1,4 +1,4 @@
-"""Trailing-slash redirects never echo the ``Host`` header (adapters/http/slashes.py): with a
+"""Trailing-slash redirects never echo the ``Host`` header (entrypoints/http/slashes.py): with a
 forged host, a path that is a route's but for its slash is a 307 to a relative ``Location`` (the
 path and the query alone), on a real server as in-process; ``//host`` is never a redirect."""
 

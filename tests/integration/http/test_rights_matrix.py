@@ -1,8 +1,8 @@
 """R19, separation of duties, proven on both ways in from the one matrix
-(``adapters/operators/rights.py``): every writing HTTP route and every writing CLI command, called
-with a key of each role, is allowed where ``RIGHTS`` lists the role and refused (403; exit status
-2 and one line) where it does not. The CLI's writing commands are exactly ``CLI_COMMANDS``: the
-parser's subcommands that take an operator's key."""
+(``service_layer/operators/rights.py``): every writing HTTP route and every writing CLI command,
+called with a key of each role, is allowed where ``RIGHTS`` lists the role and refused (403; exit
+status 2 and one line) where it does not. The CLI's writing commands are exactly ``CLI_COMMANDS``:
+the parser's subcommands that take an operator's key."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import structlog
 
-from adapters.cli.main import build_parser, main
-from adapters.operators.rights import CLI_COMMANDS, READS, RIGHTS, ROLES, refusal
+from entrypoints.cli.main import build_parser, main
+from service_layer.operators.rights import CLI_COMMANDS, READS, RIGHTS, ROLES, refusal
 from tests.e2e.conftest import operator_keys
 from tests.integration.http.conftest import TABLE, Api, open_table
 from tests.integration.http.test_roles import BODIES, call, operations

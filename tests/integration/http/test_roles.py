@@ -1,7 +1,7 @@
 """The role matrix (issue 10): every endpoint x every role, allowed or 403; a 403 is logged with
-the actor. The expected matrix is written out here, apart from adapters/operators/rights.py (which
-``tests/integration/http/test_rights_matrix.py`` proves on both ways in): ``security``, the key
-officer, reads what everyone reads and gives no command."""
+the actor. The expected matrix is written out here, apart from service_layer/operators/rights.py
+(which ``tests/integration/http/test_rights_matrix.py`` proves on both ways in): ``security``, the
+key officer, reads what everyone reads and gives no command."""
 
 from __future__ import annotations
 
@@ -233,7 +233,7 @@ def test_every_command_of_the_core_has_an_endpoint(api: Api) -> None:
         for name, value in vars(c).items()
         if isinstance(value, type) and issubclass(value, c.Command) and value is not c.Command
     }
-    assert core == set(COMMAND_ENDPOINTS), "a new command needs an endpoint (adapters/http)"
+    assert core == set(COMMAND_ENDPOINTS), "a new command needs an endpoint (entrypoints/http)"
     served = {
         operation
         for operation, method, path in operations(api)

@@ -15,10 +15,10 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
 
-from adapters.operators.keys import MemoryKeyStore
-from adapters.operators.rights import RIGHTS
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
+from service_layer.operators.keys import MemoryKeyStore
+from service_layer.operators.rights import RIGHTS
 from tests.integration.http.conftest import build_api, open_table
 
 _STORE = InMemoryEventStore(Signer.generate())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from adapters.http.server import build_app
+from entrypoints.http.server import build_app
 
 
 def test_the_server_freezes_its_start_up_objects(tmp_path: Path) -> None:

@@ -15,11 +15,11 @@ import pytest
 from structlog.testing import capture_logs
 
 from adapters.clock import SteppingClock
-from adapters.operators.keys import key_store_for
-from adapters.service import TableService
 from adapters.store import open_store
 from audit.sources import open_database
 from audit.verify import verify_log
+from service_layer.operators.keys import key_store_for
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.events import Actor
 from tests.integration.http.conftest import START, Api

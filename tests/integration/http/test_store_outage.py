@@ -18,12 +18,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 
 from adapters.clock import SteppingClock
-from adapters.http.app import create_app
-from adapters.operators.keys import key_store_for
-from adapters.service import TableService
 from adapters.store import migrate, open_store, sqlite_engine
 from adapters.store.signing import Signer
 from adapters.store.sqlite import SqliteEventStore
+from entrypoints.http.app import create_app
+from service_layer.operators.keys import key_store_for
+from service_layer.service import TableService
 from tests.integration.http.conftest import (
     START,
     TABLE,

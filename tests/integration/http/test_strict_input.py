@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from adapters.http.app import create_app
-from adapters.operators.keys import MemoryKeyStore
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
+from entrypoints.http.app import create_app
+from service_layer.operators.keys import MemoryKeyStore
 from tests.integration.http.conftest import TABLE, build_api, open_table
 
 JSON = {"Content-Type": "application/json"}

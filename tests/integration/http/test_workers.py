@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from adapters.held_tables import table_events
-from adapters.http.app import create_app
-from adapters.operators.keys import KeyStore, key_store_for
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
+from entrypoints.http.app import create_app
+from service_layer.held_tables import table_events
+from service_layer.operators.keys import KeyStore, key_store_for
+from service_layer.service import TableService
 from table_core.table import TableState, fold
 from tests.integration.backends import open_backend
 from tests.integration.counting_store import CountingStore

@@ -41,7 +41,7 @@ from typing import Any
 
 from adapters.clock import SteppingClock
 from adapters.projections.books import BOOK_COLUMNS
-from adapters.service import TableService
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.cards import FULL_DECK, card_text, parse_cards
 from table_core.events import Actor

@@ -14,9 +14,9 @@ import pytest
 from adapters.clock import SteppingClock
 from adapters.projections import ProjectionRunner
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.banking import bank_eligibility
 from table_core.errors import DomainError

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from adapters.cli.main import main
 from adapters.clock import system_clock
 from adapters.projections import GamingDay, ProjectionRunner
 from adapters.settings import load_settings
 from adapters.store import open_store
+from entrypoints.cli.main import main
 from table_core import commands as c
 from table_core.errors import DomainError
 

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
-from adapters.cli.main import main
 from adapters.projections import ProjectionRunner
 from adapters.projections.schema import metadata
 from adapters.projections.standby import FrozenRunner, MemoryRunner, reader
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
+from entrypoints.cli.main import main
 from tests.integration.conftest import pg_database, pg_head_template, pg_url  # noqa: F401 (fixtures)
 from tests.integration.projections import session as s
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from adapters.batches import BatchItem, Deferred, ElectronicDeal, ElectronicDice
 from adapters.clock import SteppingClock
-from adapters.held_tables import table_events
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
+from service_layer.batches import BatchItem, Deferred, ElectronicDeal, ElectronicDice
+from service_layer.held_tables import table_events
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from adapters.clock import SteppingClock
-from adapters.held_tables import table_events
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.held_tables import table_events
+from service_layer.service import TableService
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

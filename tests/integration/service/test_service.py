@@ -10,8 +10,8 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import StoreUnverified, TableService
 from eventlog.system_events import SYSTEM_STREAM
+from service_layer.service import StoreUnverified, TableService
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

@@ -17,12 +17,12 @@ import pytest
 from structlog.testing import capture_logs
 
 from adapters.clock import SteppingClock
-from adapters.held_tables import table_events
 from adapters.logging import get_logger
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.snapshots import COLUMNS, INSERT, Snapshot, Snapshots
 from adapters.store.signing import Signer
+from service_layer.held_tables import table_events
+from service_layer.service import TableService
+from service_layer.snapshots import COLUMNS, INSERT, Snapshot, Snapshots
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import Actor

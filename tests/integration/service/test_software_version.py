@@ -20,17 +20,14 @@ from typing import Any
 import pytest
 
 from adapters.clock import SteppingClock
-from adapters.service import TableService
-from adapters.software_versions import (
-    VersionAuthorisationError,
-    VersionNotAuthorised,
-    authorise,
-)
-from adapters.system_stream import SystemStream
 from audit.sources import open_database
 from audit.verify import verify_log
 from eventlog.envelope import NewEvent
 from eventlog.system_events import SYSTEM_STREAM, ServiceStarted, SoftwareVersionAuthorised
+from service_layer.change_control import authorise
+from service_layer.service import TableService
+from service_layer.software_versions import VersionAuthorisationError, VersionNotAuthorised
+from service_layer.system_stream import SystemStream
 from table_core.ports import Actor
 from tests.integration.backends import Opener, open_backend
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from adapters.simulation import Session, SessionSettings, Tally
-from adapters.simulation.books import TrayLevels, counted
+from entrypoints.simulation import Session, SessionSettings, Tally
+from entrypoints.simulation.books import TrayLevels, counted
 from tests.integration.simulation.test_group_commit import _session
 
 TOP_UPS = SessionSettings(rounds=40, players=3, fortune=True, seed=3, bankroll=1_500)

@@ -10,10 +10,10 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation import Session, SessionSettings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
+from entrypoints.simulation import Session, SessionSettings
+from service_layer.service import TableService
 from table_core.table import TableState
 
 START = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)

@@ -75,7 +75,7 @@ def test_http_answers_store_unavailable_with_retry_after() -> None:
         def append(self, *args, **kwargs):  # type: ignore[no-untyped-def]
             raise StoreUnavailable("no database primary is reachable now: refused")
 
-    from adapters.operators.keys import MemoryKeyStore
+    from service_layer.operators.keys import MemoryKeyStore
 
     # The keys over a store of their own: this one refuses every append, a key's creation too.
     keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))

@@ -94,7 +94,7 @@ def test_paigow_db_upgrade_works_from_any_directory(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     script = (
-        "import sys; from adapters.cli.commands import db; import argparse;"
+        "import sys; from entrypoints.cli.commands import db; import argparse;"
         "p = argparse.ArgumentParser(); s = p.add_subparsers(); db.register(s);"
         "a = p.parse_args(sys.argv[1:]); sys.exit(a.handler(a))"
     )

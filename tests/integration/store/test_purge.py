@@ -16,23 +16,23 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from adapters import purge as purging
 from adapters.clock import SteppingClock
-from adapters.disputes import Request, close_dispute, open_dispute
-from adapters.log_time import LogTime, sealed_log_time
-from adapters.purge import PurgeRefused, _create_triggers, _triggers, purge
 from adapters.rng import SeededDeckAndDice
-from adapters.service import TableService
-from adapters.simulation.mixed_session import Session
 from adapters.store import migrate, open_store
 from adapters.store.schema import APPEND_ONLY_TABLES
 from adapters.store.signing import Signer
-from adapters.system_stream import SystemStream
 from audit.bundle import open_bundle
 from audit.sources import open_database
 from audit.verify import verify_log
+from entrypoints.simulation.mixed_session import Session
 from eventlog.retention import MINIMUM_DAYS
 from eventlog.system_events import SYSTEM_STREAM, RetentionSet
+from service_layer import purge as purging
+from service_layer.disputes import Request, close_dispute, open_dispute
+from service_layer.log_time import LogTime, sealed_log_time
+from service_layer.purge import PurgeRefused, _create_triggers, _triggers, purge
+from service_layer.service import TableService
+from service_layer.system_stream import SystemStream
 from table_core.ports import Actor
 from tests.integration.audit.tamper import Forger
 

@@ -1,7 +1,0 @@
-"""``paigow simulate``: a table session played through the real service and store, and its tally."""
-
-from adapters.collector import quiet_collector
-from adapters.simulation.session import STRATEGIES, Session, SessionSettings
-from adapters.simulation.summary import Tally
-
-__all__ = ["STRATEGIES", "Session", "SessionSettings", "Tally", "quiet_collector"]

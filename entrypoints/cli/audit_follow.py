@@ -1,0 +1,229 @@
+"""``paigow audit follow --db URL``: verify a live log as it is written (``audit/follow.py``).
+
+Exit status: 0 when stopped (SIGTERM, SIGINT) or, with ``--once``, when its one pass found
+nothing; 1 at the first finding with ``--exit-on-finding`` (or after a ``--once`` pass that
+found one); 2 for bad usage (no such database, an unreadable state file or journal, a bad option).
+Every finding is one alert line on standard output (``--format json``: one JSON object), recorded
+first in the findings journal (``--findings``); the state (``--state``) is saved after every pass.
+The database is only ever read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import time
+from datetime import datetime
+from typing import Any
+
+URL_HELP = "database URL, read only (default: $PAIGOW_DB, else sqlite:///paigow.db)"
+
+
+def register_follow(verbs: Any) -> None:
+    follow = verbs.add_parser(
+        "follow",
+        help="verify a live log round by round as checkpoints are signed, until stopped",
+        description="Exit status: 0 stopped (or a --once pass found nothing), 1 a finding with "
+        "--exit-on-finding (or --once), 2 bad usage.",
+    )
+    follow.add_argument("--db", metavar="URL", help=URL_HELP)
+    follow.add_argument(
+        "--public-key",
+        metavar="FILE",
+        help="the casino's public key to check checkpoint signatures with (as `audit verify`)",
+    )
+    follow.add_argument(
+        "--witness", metavar="FILE", help="a witness file: the log must agree with it"
+    )
+    follow.add_argument(
+        "--state",
+        metavar="FILE",
+        help="where the follower keeps its position (JSON, replaced atomically); a restart "
+        "resumes from it. Without it, every start verifies from the first event",
+    )
+    follow.add_argument(
+        "--findings",
+        metavar="FILE",
+        help="the findings journal: one hash-chained JSON line per finding, append only",
+    )
+    follow.add_argument(
+        "--exit-on-finding", action="store_true", help="exit 1 at the first finding"
+    )
+    follow.add_argument(
+        "--once", action="store_true", help="one pass up to the newest checkpoint, then exit"
+    )
+    follow.add_argument(
+        "--poll",
+        type=_seconds,
+        default=0.2,
+        metavar="SECONDS",
+        help="look for new checkpoints this often when no notification comes (default 0.2)",
+    )
+    follow.add_argument(
+        "--unsealed-after",
+        type=_grace,
+        metavar="SECONDS",
+        help="a finding when events no checkpoint covers, other than rounds in progress, stay "
+        "so this long (default: not checked; see docs/audit.md)",
+    )
+    follow.add_argument("--format", choices=("text", "json"), default="text")
+    follow.add_argument(
+        "--quiet", action="store_true", help="alerts and the last line only, no line per pass"
+    )
+    follow.set_defaults(handler=run_follow)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
+    if not 0.01 <= value <= 60:
+        raise argparse.ArgumentTypeError("0.01 to 60 seconds")
+    return value
+
+
+def _grace(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
+    if not 0 <= value <= 86_400:
+        raise argparse.ArgumentTypeError("0 to 86400 seconds")
+    return value
+
+
+class _Stop:
+    """SIGTERM and SIGINT ask the follower to stop after its current pass (state saved)."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self._before = {s: signal.signal(s, self._ask) for s in (signal.SIGTERM, signal.SIGINT)}
+
+    def _ask(self, _number: int, _frame: Any) -> None:
+        self.asked = True
+
+    def __call__(self) -> bool:
+        return self.asked
+
+    def restore(self) -> None:
+        for number, handler in self._before.items():
+            signal.signal(number, handler)
+
+
+def run_follow(args: argparse.Namespace) -> int:
+    from audit.follow import Checkers, Follower, follow
+    from audit.follow_journal import FindingsJournal, FollowState, load_state, save_state
+    from audit.follow_log import open_live
+    from audit.follow_tail import TailWatch
+    from audit.sources import AuditUsageError, resolve_key
+    from audit.witness import load as load_witness
+    from entrypoints.cli.audit_settings import audit_database, public_key_setting
+
+    url, signing_key = audit_database(args)
+    witness = load_witness(args.witness) if args.witness else []
+    key, _source = resolve_key(url, args.public_key, signing_key, public_key_setting())
+    journal = FindingsJournal(args.findings) if args.findings else None
+    saved = load_state(args.state) if args.state else None
+    log = open_live(url, args.poll)
+    try:
+        if saved is not None and saved.source != log.name:
+            raise AuditUsageError(
+                f"the state file {args.state} follows {saved.source}, not {log.name}"
+            )
+        state = saved or FollowState(source=log.name)
+        tail = TailWatch(args.unsealed_after) if args.unsealed_after is not None else None
+        follower = Follower(log, Checkers(key, witness), state, tail)
+        out = _Output(args.format, args.quiet, log.name, journal)
+        out.started(state, key is not None)
+        stop = _Stop()
+        try:
+            status = follow(
+                follower,
+                out.outcome,
+                (lambda: save_state(args.state, state)) if args.state else (lambda: None),
+                stop,
+                once=args.once,
+                exit_on_finding=args.exit_on_finding,
+                saved=out.verified,
+            )
+        finally:
+            stop.restore()
+        out.stopped(state, status)
+        return status
+    finally:
+        log.close()
+
+
+class _Output:
+    """Alert lines, a line per pass that verified something, and the last line."""
+
+    def __init__(self, form: str, quiet: bool, source: str, journal: Any) -> None:
+        self.json = form == "json"
+        self.quiet = quiet
+        self.source = source
+        self.journal = journal
+        self.alerts = 0
+
+    def _line(self, text: str, value: dict[str, Any]) -> None:
+        print(json.dumps(value) if self.json else text, flush=True)
+
+    def started(self, state: Any, signed: bool) -> None:
+        checked = "signatures checked" if signed else "signatures NOT checked (no public key)"
+        self._line(
+            f"audit follow: {self.source} from position {state.position}, {checked}",
+            {"following": self.source, "position": state.position, "signatures_checked": signed},
+        )
+
+    def outcome(self, outcome: Any) -> None:
+        for finding in outcome.findings:
+            seq = None
+            if self.journal is not None:  # recorded before it is said
+                seq = self.journal.record(finding, self.source, outcome.checkpoint)["seq"]
+            self.alerts += 1
+            self._line(
+                f"ALERT: {finding}",
+                {"alert": finding.to_dict(), "checkpoint": outcome.checkpoint, "journal_seq": seq},
+            )
+
+    def verified(self, outcome: Any) -> None:
+        if outcome.checkpoint is None or self.quiet:
+            return
+        lag = _lag(outcome.signed_at)
+        self._line(
+            f"verified: up to checkpoint at position {outcome.checkpoint} ({outcome.events} "
+            f"events, {outcome.checkpoints} checkpoint(s)) in {outcome.seconds:.3f} s",
+            {
+                "verified": outcome.checkpoint,
+                "events": outcome.events,
+                "checkpoints": outcome.checkpoints,
+                "seconds": round(outcome.seconds, 4),
+                "lag": None if lag is None else round(lag, 4),
+            },
+        )
+
+    def stopped(self, state: Any, status: int) -> None:
+        self._line(
+            f"audit follow stopped: {self.source}: verified up to position {state.position} "
+            f"({state.checkpoints} checkpoints), {self.alerts} finding(s) this run",
+            {
+                "stopped": self.source,
+                "position": state.position,
+                "checkpoints": state.checkpoints,
+                "findings": self.alerts,
+                "status": status,
+            },
+        )
+
+
+def _lag(signed_at: str | None) -> float | None:
+    """Seconds from the checkpoint's signing (the casino's clock) to now: the latency when the
+    two clocks agree (JSON only: a simulated casino's clock says nothing of it)."""
+    if not signed_at:
+        return None
+    try:
+        at = datetime.fromisoformat(signed_at)
+    except ValueError:
+        return None
+    return time.time() - at.timestamp() if at.tzinfo is not None else None

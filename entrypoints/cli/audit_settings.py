@@ -1,0 +1,23 @@
+"""What the audit's commands take from the settings: the database and its key files. The audit
+itself reads no environment (``audit/``); these are the command line's."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def audit_database(args: argparse.Namespace) -> tuple[Any, str | None]:
+    """The database to audit (``--db``, else ``$PAIGOW_DB``) and the signing key file configured
+    for it."""
+    from adapters.settings import load_settings
+    from adapters.store import database_url
+
+    return database_url(args.db), load_settings().signing_key
+
+
+def public_key_setting() -> str | None:
+    """``$PAIGOW_PUBLIC_KEY``: the public key file the casino configured, if any."""
+    from adapters.settings import load_settings
+
+    return load_settings().public_key

@@ -1,0 +1,91 @@
+"""The FastAPI application: commands, queries, the error shapes and the OpenAPI document.
+
+``create_app(service, keys)`` wires an application service (service_layer/service.py) and a key
+store (keys.py); ``paigow serve`` builds both from a database URL (server.py). The app itself opens
+nothing and starts nothing, so tests build it over the in-memory store.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+
+from adapters.store.migrate import head_revision
+from entrypoints.http import command_routes, disputes, errors, operations, queries, software_routes
+from entrypoints.http.auth_failures import FailureLimiter
+from entrypoints.http.body_limit import BodyLimit
+from entrypoints.http.fast import FastCommands
+from entrypoints.http.observe import Observe
+from eventlog.provenance import software_version
+from service_layer.command_runner import CommandRunner
+from service_layer.metrics import store_registry
+from service_layer.operators.keys import KeyStore
+from service_layer.service import TableService
+
+DESCRIPTION = """\
+Commands and queries of a Pai Gow Poker table over JSON (issue 10).
+
+* Authentication: `Authorization: Bearer <API key>`; each key is bound to an actor and a role
+  (`dealer`, `floor`, `cage`, `auditor`); a role outside its rights gets 403.
+* Every command needs an `Idempotency-Key` header, used as the command id: a retry answers the
+  first result and writes nothing.
+* `expected_version` in a command's body: a stale one gets 409 with `current_version`.
+* A rules violation is 422 with `rule` (the clause of the rulebook) and a message.
+* Money is integer minor units; cards are text (`As`, `Td`, `JK`).
+"""
+
+
+def create_app(
+    service: TableService, keys: KeyStore, lifespan: Any = None, *, fast_commands: bool = True
+) -> FastAPI:
+    from adapters.settings import load_settings
+
+    settings = load_settings()
+    app = FastAPI(
+        title="Pai Gow Poker table API",
+        version=software_version(),
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,  # served from this server's own assets (operations.install_documents)
+        redoc_url=None,
+    )
+    app.state.service = service
+    app.state.keys = keys
+    app.state.runner = CommandRunner(service)
+    app.state.auth_failures = FailureLimiter()  # R5/R19: authentication_failed, rate-limited
+    app.state.head = head_revision()
+    app.state.store_gauges = store_registry(service.store, service, app.state.head)
+    errors.install(app)
+    if fast_commands:  # well-formed commands skip FastAPI's machinery, with the same answers
+        app.add_middleware(FastCommands)
+    # Outside both request paths and the floor: every body is limited while it is read.
+    app.add_middleware(BodyLimit, limit=settings.http_max_body)
+    app.add_middleware(Observe)  # added last: outermost, it sees the fast path's answers too
+    app.include_router(command_routes.router)
+    app.include_router(queries.router)
+    app.include_router(disputes.router)
+    app.include_router(software_routes.router)
+    app.include_router(operations.router)
+    operations.install_documents(app)
+    from entrypoints.http import floor
+
+    floor.install(app, settings)
+    return app
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    return app.openapi()
+
+
+def openapi_text(app: FastAPI) -> str:
+    """The document as ``docs/openapi.json`` holds it: sorted keys, stable across runs."""
+    document = dict(openapi_document(app))
+    document["info"] = {**document["info"], "version": "see the package version"}
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def write_openapi(app: FastAPI, path: Path) -> None:
+    path.write_text(openapi_text(app), encoding="utf-8")

@@ -1,0 +1,107 @@
+"""Authentication (an API key as a bearer token) and the role check of each endpoint.
+
+``Authorization: Bearer <token>``. A missing or unknown key is 401, logged (``unknown_api_key``)
+and recorded as an ``authentication_failed`` system event, rate-limited per client address
+(R5/R19, ``auth_failures.py``); a known key whose role may not call the endpoint is 403, and the
+attempt is logged (structlog) with the actor, the role, the key id and the endpoint, never the
+token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
+
+from adapters.logging import get_logger
+from entrypoints.http.errors import ApiProblem
+from service_layer.operators.keys import ApiKey, KeyStore, presented_key_id
+from service_layer.operators.rights import RIGHTS, refusal
+
+log = get_logger(component="http")
+
+bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="ApiKey",
+    description="An API key from `paigow keys create --role ROLE`, sent as a bearer token.",
+)
+
+
+def _keys(request: Request) -> KeyStore:
+    keys: KeyStore = request.app.state.keys
+    return keys
+
+
+async def caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> ApiKey:
+    """The key the request carries: its actor and role. Looked up on every request (a revoked
+    key stops at once), on a worker thread since the lookup reads the database."""
+    if credentials is None or not credentials.credentials:
+        await record_failure(request, None)
+        raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
+    keys = _keys(request)
+    key = await run_in_threadpool(keys.lookup, credentials.credentials)
+    if key is None:
+        # A row the log does not back (an insider's INSERT) says so in the line (R5/R19).
+        unbacked = await run_in_threadpool(keys.unbacked_row, credentials.credentials)
+        log.warning(
+            "unknown_api_key",
+            method=request.method,
+            path=request.url.path,
+            row_not_in_log=unbacked,
+        )
+        await record_failure(request, credentials.credentials)
+        raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
+    request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
+    return key
+
+
+async def record_failure(request: Request, token: str | None) -> None:
+    """R5/R19: the failure on the system stream, when the limiter lets it through. Recording it
+    never changes the answer (401): a store that cannot take it is logged, and that is all."""
+    client = request.client.host if request.client is not None else None
+    failures = request.app.state.auth_failures.failed(client)
+    if failures is None:
+        return
+    route = request.scope.get("route")
+    template = getattr(route, "path", None) or request.url.path
+    service = request.app.state.service
+    try:
+        await run_in_threadpool(
+            service.authentication_failed, template, client, presented_key_id(token), failures
+        )
+    except Exception as error:  # the store is down or refusing: the 401 stands
+        log.warning("authentication_failed_not_recorded", error=type(error).__name__)
+
+
+Caller = Annotated[ApiKey, Depends(caller)]
+
+
+def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
+    """A dependency admitting the roles ``RIGHTS[operation]`` allows; anyone else gets 403."""
+    if operation not in RIGHTS:  # at import: every endpoint has its row in the matrix
+        raise KeyError(f"{operation} has no row in service_layer/operators/rights.py")
+
+    # ``async``: a pure check, so FastAPI runs it on the event loop instead of handing it to a
+    # worker thread (each hand-off costs more than the check).
+    async def check(request: Request, key: Caller) -> ApiKey:
+        why = refusal(operation, key.role, f"call {operation}")
+        if why is not None:
+            log.warning(
+                "access_denied",
+                actor=key.actor_id,
+                role=key.role,
+                key_id=key.key_id,
+                operation=operation,
+                method=request.method,
+                path=request.url.path,
+            )
+            raise ApiProblem(403, "forbidden", why)
+        return key
+
+    return check

@@ -1,0 +1,442 @@
+"""One endpoint per table command (issue 10), each a POST under ``/tables/{table_id}``.
+
+Every command needs the ``Idempotency-Key`` header (it is the command id: a retry with the same
+key answers the first result and writes nothing) and may carry ``expected_version`` in its body.
+The actor recorded in the events is the API key's actor, in the key's role. A slip (a fill, a
+credit, a gaming day's opening or closing) is signed by several keys: the request's, and one per
+other signer in the body's ``signatures`` (``books.py``, ``service_layer/operators/signers.py``).
+
+``ROUTES`` describes each command once: its path, operationId, body model and how the body becomes
+a core command. The FastAPI endpoints (the OpenAPI document, and every request the fast path in
+``fast.py`` leaves to FastAPI) and the fast path are both built from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Path, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from entrypoints.http import books
+from entrypoints.http.auth import record_failure, require
+from entrypoints.http.custody_routes import CUSTODY_ROUTES
+from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.models import (
+    TABLE_ID_PATTERN,
+    AcceptBankBody,
+    BetBody,
+    BuyInBody,
+    ChangeRulesBody,
+    ChipsBody,
+    CloseGamingDayBody,
+    CommandResponse,
+    CorrectRatingBody,
+    CountBody,
+    OpenGamingDayBody,
+    OpenTableBody,
+    PlayerBody,
+    ReportDealBody,
+    ReportDiceBody,
+    SeatBody,
+    SetHandBody,
+    SideBetBody,
+    SlipBody,
+    VoidBody,
+)
+from entrypoints.http.route_spec import CommandRoute
+from entrypoints.http.route_spec import electronic as _electronic
+from entrypoints.http.route_spec import route as _route
+from entrypoints.http.route_spec import signed_route as _signed
+from entrypoints.http.route_spec import simple as _simple
+from entrypoints.http.strict_input import STRICT_REFUSAL, read_strictly
+from entrypoints.http.views import command_body
+from eventlog.system_events import SYSTEM_STREAM
+from service_layer.command_runner import CommandRunner
+from service_layer.operators.keys import ApiKey, KeyStore
+from service_layer.operators.signers import SignersRefused, signers
+from table_core import commands as c
+from table_core.events import Actor
+from table_core.ports import RecordedEvent
+
+router = APIRouter(prefix="/tables/{table_id}", tags=["commands"])
+
+TableId = Annotated[str, Path(pattern=TABLE_ID_PATTERN, examples=["PG-1"])]
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]{1,200}$"
+IdempotencyKey = Annotated[
+    str,
+    Header(
+        alias="Idempotency-Key",
+        pattern=IDEMPOTENCY_KEY_PATTERN,
+        description="The command id: printable ASCII, 1..200 characters, new for each command. "
+        "A retry with the same key answers the first result and writes nothing.",
+    ),
+]
+#: Error answers a command may give, for the OpenAPI document.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "no API key, or an unknown one"},
+    403: {"model": ErrorBody, "description": "this key's role may not give this command"},
+    409: {"model": ErrorBody, "description": "stale expected_version (with current_version)"},
+    422: {
+        "model": ErrorBody,
+        "description": "a rule refused the command (with its rule), the body is not strict "
+        "JSON of the schema, or the Idempotency-Key was used for another request",
+    },
+    503: {
+        "model": ErrorBody,
+        "description": "the store failed verification, or cannot be reached or cannot write "
+        "(with Retry-After)",
+    },
+}
+
+ROUTE_LIST: tuple[CommandRoute, ...] = (
+    # --- the table
+    _route(
+        "/open",
+        "open_table",
+        "Open the table under a rules profile (floor)",
+        OpenTableBody,
+        lambda t, b, a, at: c.OpenTable(table_id=t, rules=b.rules, actor=a, at=at),
+    ),
+    _route(
+        "/rules",
+        "change_rules",
+        "Change the rules profile, with a reason (floor)",
+        ChangeRulesBody,
+        lambda t, b, a, at: c.ChangeRules(rules=b.rules, reason=b.reason, actor=a, at=at),
+    ),
+    _route(
+        "/seat",
+        "seat_player",
+        "Seat a player (seats 1..6, R-DEAL-1)",
+        SeatBody,
+        lambda t, b, a, at: c.SeatPlayer(
+            seat=b.seat, player_id=b.player_id, card=b.card, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/leave",
+        "leave_seat",
+        "A player leaves (remaining chips are cashed out first)",
+        PlayerBody,
+        lambda t, b, a, at: c.LeaveSeat(player_id=b.player_id, actor=a, at=at),
+    ),
+    _route(
+        "/buy-in",
+        "buy_in",
+        "Sell chips to a seated player (cage), for cash, a marker, chips or promotional chips",
+        BuyInBody,
+        lambda t, b, a, at: c.BuyIn(
+            player_id=b.player_id,
+            amount=b.amount,
+            medium=b.medium,
+            marker=b.marker,
+            actor=a,
+            at=at,
+        ),
+    ),
+    _route(
+        "/cash-out",
+        "cash_out",
+        "Cash a player's free chips out (cage)",
+        ChipsBody,
+        lambda t, b, a, at: c.CashOut(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    # --- the books (issue 18, R16): the gaming day, the tray, the count, ratings
+    _signed(
+        "/gaming-day/open",
+        "open_gaming_day",
+        "Open a gaming day with the opener, counted with the dealer (floor; the dealer signs)",
+        OpenGamingDayBody,
+        books.OPEN_DAY,
+    ),
+    _signed(
+        "/gaming-day/close",
+        "close_gaming_day",
+        "Close the gaming day with the closer, counted with the dealer (floor; the dealer signs)",
+        CloseGamingDayBody,
+        books.CLOSE_DAY,
+    ),
+    _signed(
+        "/fill",
+        "fill_tray",
+        "A fill slip: chips from the cage to the tray, between rounds (floor, cage, dealer sign)",
+        SlipBody,
+        books.slip(c.FillTray),
+    ),
+    _signed(
+        "/credit",
+        "credit_tray",
+        "A credit slip: chips from the tray to the cage, between rounds (floor, cage, dealer sign)",
+        SlipBody,
+        books.slip(c.CreditTray),
+    ),
+    _route(
+        "/count",
+        "count_drop",
+        "The count team's count of a closed gaming day's drop box (count)",
+        CountBody,
+        lambda t, b, a, at: c.CountDrop(
+            gaming_day=b.gaming_day, cash=b.cash, markers=b.markers, actor=a, at=at
+        ),
+    ),
+    _route(
+        "/ratings/correct",
+        "correct_rating",
+        "Correct a player's rating (average bet, time) with a reason (floor)",
+        CorrectRatingBody,
+        lambda t, b, a, at: c.CorrectRating(
+            player_id=b.player_id,
+            reason=b.reason,
+            average_bet=b.average_bet,
+            minutes=b.minutes,
+            actor=a,
+            at=at,
+        ),
+    ),
+    # --- the round
+    _simple(
+        "/round/start",
+        "start_round",
+        "Start a round (with a rotating bank, the bank is offered first, R-BANK-1)",
+        c.StartRound,
+    ),
+    _route(
+        "/round/bank/accept",
+        "accept_bank",
+        "The offered player takes the bank (R-BANK-1)",
+        AcceptBankBody,
+        lambda t, b, a, at: c.AcceptBank(player_id=b.player_id, co_bank=b.co_bank, actor=a, at=at),
+    ),
+    _route(
+        "/round/bank/decline",
+        "decline_bank",
+        "The offered player declines the bank (R-BANK-1)",
+        PlayerBody,
+        lambda t, b, a, at: c.DeclineBank(player_id=b.player_id, actor=a, at=at),
+    ),
+    _route(
+        "/round/bet",
+        "place_bet",
+        "Place a player's main wager",
+        BetBody,
+        lambda t, b, a, at: c.PlaceBet(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+    ),
+    _route(
+        "/round/side-bet",
+        "place_side_bet",
+        "Place a side bet (R-VAR-2..6)",
+        SideBetBody,
+        lambda t, b, a, at: c.PlaceSideBet(
+            player_id=b.player_id, bet=b.bet, amount=b.amount, actor=a, at=at
+        ),
+    ),
+    _simple("/round/close-bets", "close_bets", "No more bets", c.CloseBets),
+    _electronic(
+        "/round/deal",
+        "deal_electronic",
+        "Deal from the table's secure deck (R-DEAL-2, R-DEAL-4)",
+        "deal",
+        """An electronic table's deal: the server draws the deck. A deal already recorded for the
+    round is never drawn again: a retry answers the recorded one.""",
+    ),
+    _route(
+        "/round/deal/report",
+        "report_deal",
+        "Report a live deal: deck order or seven hands",
+        ReportDealBody,
+        lambda t, b, a, at: c.DealCards(
+            deck=b.deck, hands=b.hands, source="live", deck_id=b.deck_id, actor=a, at=at
+        ),
+    ),
+    _electronic(
+        "/round/dice", "roll_dice_electronic", "Roll the table's secure dice (R-DEAL-3)", "dice"
+    ),
+    _route(
+        "/round/dice/report",
+        "report_dice",
+        "Report the three dice a live table rolled",
+        ReportDiceBody,
+        lambda t, b, a, at: c.RollDice(faces=tuple(b.faces), actor=a, at=at),
+    ),
+    _route(
+        "/round/hand",
+        "set_hand",
+        "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)",
+        SetHandBody,
+        lambda t, b, a, at: c.SetHand(
+            player_id=b.player_id, back=b.back, front=b.front, actor=a, at=at
+        ),
+        """``back`` (five cards) and ``front`` (two) as the player split them; leave both out to ask
+    for the House Way. A fouled split is reset or forfeited as the table's rules say (R-SET-2).""",
+    ),
+    _simple(
+        "/round/banker-hand",
+        "set_banker_hand",
+        "Set the banker's hand by the House Way (R-HW-1)",
+        c.SetBankerHand,
+    ),
+    _simple("/round/settle", "settle", "Settle every wager (R-PAY, R-VAR)", c.Settle),
+    _simple("/round/close", "close_round", "Close the settled round", c.CloseRound),
+    _route(
+        "/round/void",
+        "void_round",
+        "Void the round, returning every wager (floor)",
+        VoidBody,
+        lambda t, b, a, at: c.VoidRound(reason=b.reason, actor=a, at=at),
+    ),
+    *CUSTODY_ROUTES,
+)
+#: The routes by path under ``/tables/{table_id}``.
+ROUTES: dict[str, CommandRoute] = {route.path: route for route in ROUTE_LIST}
+
+
+def refusal(table_id: str, idempotency_key: str) -> str | None:
+    """Why this table id or key may not carry a command (the ``system`` stream is the service's
+    own), or ``None``."""
+    if table_id == SYSTEM_STREAM:
+        return f"{SYSTEM_STREAM!r} is not a table id"
+    if idempotency_key.startswith(f"{SYSTEM_STREAM}:"):  # the service's own command ids
+        return "an Idempotency-Key may not begin with 'system:'"
+    return None
+
+
+def run_command(
+    runner: CommandRunner,
+    route: CommandRoute,
+    table_id: str,
+    idempotency_key: str,
+    body: Any,
+    actor: Actor,
+    signed_by: dict[str, Actor] | None = None,
+) -> tuple[list[RecordedEvent], bool]:
+    """The blocking part of a command (decide, append), on a worker thread. ``signed_by``: a
+    slip's signers by role (``slip_signers``)."""
+    expected = None if body is None else body.expected_version
+    if route.signed is not None:
+        assert signed_by is not None, "a slip is built with its signers"
+        build: Any = partial(route.signed.build, table_id, body, signed_by)
+    else:
+        build = None if route.build is None else partial(route.build, table_id, body)
+    return runner.run(
+        table_id, idempotency_key, expected, build, actor=actor, electronic=route.electronic
+    )
+
+
+def answer(
+    table_id: str, idempotency_key: str, records: list[RecordedEvent], replayed: bool
+) -> Response:
+    # A Response returned as is: FastAPI neither validates nor serialises it again (the route's
+    # ``response_model`` still documents it).
+    return Response(
+        command_body(table_id, idempotency_key, records),
+        media_type="application/json",
+        headers={"Idempotent-Replayed": "true" if replayed else "false"},
+    )
+
+
+async def slip_signers(
+    request: Request, route: CommandRoute, key: ApiKey, body: Any
+) -> dict[str, Actor]:
+    """R19: a slip's signers, each authenticated by their own key: the request's, and those of
+    ``signatures``. An unknown or revoked one is 401 (recorded as a failed authentication), a
+    key of a role that does not sign this slip 403, a signer missing, twice or one person for two
+    422. No token is ever part of an answer or a log line: a signature is named by its place."""
+    assert route.signed is not None
+    keys: KeyStore = request.app.state.keys
+    others = []
+    for place, signature in enumerate(body.signatures):
+        other = await run_in_threadpool(keys.lookup, signature.token)
+        if other is None:
+            await record_failure(request, signature.token)
+            raise ApiProblem(
+                401, "unauthorized", f"signatures[{place}]: this API key is unknown or revoked"
+            )
+        others.append(other)
+    what, named, fields = route.signed.names(body)
+    try:
+        return signers(route.operation, what, [key, *others], named, fields)
+    except SignersRefused as refused:
+        code = "forbidden" if refused.status == 403 else "invalid_request"
+        raise ApiProblem(refused.status, code, str(refused)) from None
+
+
+async def _command(
+    request: Request, route: CommandRoute, table_id: str, idempotency_key: str, body: Any
+) -> Response:
+    # The route's own dependency (``auth.require``) checked the key and left it here: an endpoint
+    # parameter for it would make FastAPI solve the key's dependencies a second time.
+    key: ApiKey = request.state.api_key
+    refused = refusal(table_id, idempotency_key)
+    if refused is not None:
+        raise ApiProblem(422, "invalid_request", refused)
+    signed_by = None if route.signed is None else await slip_signers(request, route, key, body)
+    # The endpoints are ``async`` and hand the blocking part (decide, append) to ONE worker
+    # thread here: a plain ``def`` endpoint with a response model costs FastAPI two hand-offs
+    # (the call, then the response's validation).
+    records, replayed = await run_in_threadpool(
+        run_command,
+        request.app.state.runner,
+        route,
+        table_id,
+        idempotency_key,
+        body,
+        Actor(id=key.actor_id, role=key.role),
+        signed_by,
+    )
+    return answer(table_id, idempotency_key, records, replayed)
+
+
+def _endpoint(route: CommandRoute) -> Callable[..., Any]:
+    if route.body_required:
+
+        async def endpoint(
+            request: Request, table_id: TableId, body: Any, idempotency_key: IdempotencyKey
+        ) -> Any:
+            return await _command(request, route, table_id, idempotency_key, body)
+
+        body_type: Any = route.body
+    else:
+
+        async def endpoint(  # type: ignore[misc]
+            request: Request, table_id: TableId, idempotency_key: IdempotencyKey, body: Any = None
+        ) -> Any:
+            return await _command(request, route, table_id, idempotency_key, body)
+
+        body_type = route.body | None
+    # The body's model is the route's: FastAPI reads it from the signature.
+    endpoint.__annotations__ = {**endpoint.__annotations__, "body": body_type}
+    endpoint.__name__ = route.operation
+    endpoint.__doc__ = route.doc
+    return endpoint
+
+
+def _strict(route: CommandRoute) -> Callable[..., Any]:
+    """A dependency that reads the body strictly (strict_input.py) once the key was checked: a
+    refusal is the 422 the fast path hands over for, so both paths answer it the same."""
+
+    async def strict_body_check(request: Request) -> None:
+        media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != "application/json":
+            return  # FastAPI refuses the body on its own
+        refused = request.scope.get(STRICT_REFUSAL)  # the fast path read this very body
+        if refused is not None:
+            raise refused
+        raw = await request.body()
+        if raw:
+            await read_strictly(route.body, raw)
+
+    return strict_body_check
+
+
+for _each in ROUTE_LIST:
+    router.post(
+        _each.path,
+        operation_id=_each.operation,
+        summary=_each.summary,
+        response_model=CommandResponse,
+        responses=ERRORS,
+        dependencies=[Depends(require(_each.operation)), Depends(_strict(_each))],
+    )(_endpoint(_each))

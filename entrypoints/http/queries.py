@@ -1,0 +1,332 @@
+"""Queries: the table's state, its recorded events, a round's recall, reports, audit verify.
+
+Reads never take a table's command lock: the state is the service's last folded state (immutable,
+so a reader never sees half a command), and events come from the store as committed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import date
+from typing import Annotated, Any, Literal, TypeVar
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+
+from entrypoints.http.auth import require
+from entrypoints.http.command_routes import ERRORS, TableId
+from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.models import ID_PATTERN, TABLE_ID_PATTERN, EventOut, TableOut
+from entrypoints.http.views import event_out, table_out
+from eventlog.system_events import SYSTEM_STREAM
+from service_layer.deck_custody import deck_record
+from service_layer.service import TableService
+
+router = APIRouter(tags=["queries"])
+T = TypeVar("T")
+READ_ERRORS: dict[int | str, dict[str, Any]] = {code: ERRORS[code] for code in (401, 403, 422)}
+READ_ERRORS[404] = {"model": ErrorBody, "description": "no such table or round"}
+
+
+def service_of(request: Request) -> TableService:
+    service: TableService = request.app.state.service
+    return service
+
+
+def _opened_table(service: TableService, table_id: str) -> Any:
+    if table_id == SYSTEM_STREAM:
+        raise ApiProblem(404, "not_found", f"no table {table_id!r}")
+    state = service.load(table_id)
+    if state.table_id is None:
+        service.forget(table_id)  # keep no empty state in memory for an id nobody opened
+        raise ApiProblem(404, "not_found", f"no table {table_id!r} has been opened")
+    return state
+
+
+@router.get(
+    "/tables/{table_id}",
+    operation_id="table_state",
+    summary="The table's state: seats, balances, totals and the live round",
+    response_model=TableOut,
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("table_state"))],
+)
+def table_state(request: Request, table_id: TableId) -> Any:
+    return table_out(_opened_table(service_of(request), table_id))
+
+
+@router.get(
+    "/tables/{table_id}/events",
+    operation_id="table_events",
+    summary="The table's recorded events, in order, after a version",
+    response_model=list[EventOut],
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("table_events"))],
+)
+def table_events(
+    request: Request,
+    table_id: TableId,
+    after_version: Annotated[int, Query(ge=0, le=2**62)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
+) -> Any:
+    service = service_of(request)
+    _opened_table(service, table_id)
+    records = service.store.read_stream(table_id, after_version)
+    return [event_out(r) for r in records[:limit]]
+
+
+@router.get(
+    "/tables/{table_id}/decks",
+    operation_id="table_decks",
+    summary="The table's decks: each one's chain of custody (R20)",
+    response_model=list[dict[str, Any]],
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("table_decks"))],
+)
+def table_decks(request: Request, table_id: TableId) -> Any:
+    """Each deck's record: seal, package, inspection, shuffler receipt, the rounds dealt from it,
+    whether it is held, and its retirement (an empty list: the table keeps no custody yet)."""
+    return [
+        deck_record(deck) for deck in _opened_table(service_of(request), table_id).decks.values()
+    ]
+
+
+RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
+
+
+@router.get(
+    "/tables",
+    operation_id="tables",
+    summary="Every table, open or closed, with its gaming day, House Way and status",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("tables"))],
+)
+def tables(request: Request) -> list[dict[str, Any]]:
+    """From the books projection (issue 18): ``status`` is ``open`` or ``closed`` (the gaming day's
+    closer recorded); ``gaming_day`` is null for a table opened without an opener (no books)."""
+    from adapters.projections.books import read_tables
+
+    def query(runner: Any) -> list[dict[str, Any]]:
+        with runner.db.read() as tx:
+            return read_tables(tx)
+
+    return projections_of(request).read(query)
+
+
+# --- projections: round recall and reports (adapters/projections, docs/projections.md) ----------
+
+
+class Projections:
+    """One projection runner per app. Reads catch the projections up first (so no reader sees
+    stale figures); catching up is serialised here, since request threads would otherwise race
+    to apply the same batch (the runner refuses the loser, but it would have done the work)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self._runner: Any = None
+        self._lock = threading.Lock()
+
+    def read(self, query: Callable[[Any], T]) -> T:
+        """``query(runner)`` on projections caught up to the store's head. Under the lock too:
+        the in-memory store's projections share one SQLite connection between threads."""
+        from adapters.projections import ProjectionRunner
+
+        with self._lock:
+            if self._runner is None:
+                self._runner = ProjectionRunner(self.store)
+            self._runner.catch_up()
+            return query(self._runner)
+
+
+def projections_of(request: Request) -> Projections:
+    projections: Projections | None = getattr(request.app.state, "projections", None)
+    if projections is None:
+        projections = request.app.state.projections = Projections(service_of(request).store)
+    return projections
+
+
+def _rounds(request: Request, table_id: str, **where: Any) -> list[Any]:
+    from adapters.projections.rounds import read_rounds
+
+    def query(runner: Any) -> list[Any]:
+        with runner.db.read() as tx:
+            return read_rounds(tx, table_id, **where)
+
+    return projections_of(request).read(query)
+
+
+@router.get(
+    "/tables/{table_id}/rounds/{round}",
+    operation_id="round_recall",
+    summary="Game recall: one round as recorded (cards, bets, hands, results)",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("round_recall"))],
+)
+def round_recall(request: Request, table_id: TableId, round: RoundNumber) -> dict[str, Any]:
+    found = _rounds(request, table_id, round_number=round)
+    if not found:
+        raise ApiProblem(404, "not_found", f"table {table_id!r} has no round {round}")
+    record: dict[str, Any] = found[0].to_dict()
+    return record
+
+
+@router.get(
+    "/tables/{table_id}/rounds",
+    operation_id="round_history",
+    summary="Game recall: the last rounds, optionally where a seat or a player had action",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("round_history"))],
+)
+def round_history(
+    request: Request,
+    table_id: TableId,
+    last: Annotated[int, Query(ge=1, le=500)] = 20,
+    seat: Annotated[int | None, Query(ge=1, le=6)] = None,
+    player_id: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
+) -> list[dict[str, Any]]:
+    found = _rounds(request, table_id, last=last, seat=seat, player_id=player_id)
+    return [r.to_dict() for r in found]
+
+
+@router.get(
+    "/players/{player_id}/ratings",
+    operation_id="player_ratings",
+    summary="A player's ratings: time, rounds, average bets, buy-ins, actual and theo win",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("player_ratings"))],
+)
+def player_ratings(
+    request: Request,
+    player_id: Annotated[str, Path(pattern=ID_PATTERN)],
+    day: Annotated[date | None, Query(description="gaming day; none: every day")] = None,
+) -> dict[str, Any]:
+    """``adapters.projections.ratings.read_ratings`` (docs/projections.md, "Player ratings"):
+    every rating of the player by start, with the floor's corrections beside the figures."""
+    from adapters.settings import load_settings
+
+    return ratings_of(request, player_id, day, load_settings().gaming_day().day_of)
+
+
+def ratings_of(
+    request: Request, player_id: str, day: date | None, day_of: Callable[[Any], date]
+) -> dict[str, Any]:
+    """A player's ratings as ``GET /players/{id}/ratings`` answers them (the floor's player page
+    reads them here too): ``day_of`` is the report's gaming day of a time."""
+    from adapters.projections.ratings import read_ratings
+
+    def query(runner: Any) -> dict[str, Any]:
+        with runner.db.read() as tx:
+            found = read_ratings(tx, day=day, player=player_id, day_of=day_of)
+        return {"player_id": player_id, "ratings": found}
+
+    return projections_of(request).read(query)
+
+
+ReportView = Literal[
+    "accounting", "side_bets", "players", "house", "rotation", "eligibility", "offers", "rollup"
+]
+
+
+@router.get(
+    "/reports",
+    operation_id="reports",
+    summary="Reports: accounting per gaming day, bankroll, house result, banker rotation",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("reports"))],
+)
+def reports(
+    request: Request,
+    day: Annotated[
+        date | Literal["all"] | None,
+        Query(description="gaming day (YYYY-MM-DD); `all` or none: every day"),
+    ] = None,
+    table_id: Annotated[str | None, Query(pattern=TABLE_ID_PATTERN)] = None,
+    view: Annotated[list[ReportView] | None, Query(description="views; none: all")] = None,
+) -> dict[str, Any]:
+    from adapters.projections.reports import VIEWS, build_report
+
+    views = tuple(view) if view else VIEWS
+    from adapters.settings import load_settings
+
+    settings = load_settings()
+    gaming_day = settings.gaming_day()
+    pits = settings.pit_of()
+
+    def query(runner: Any) -> dict[str, Any]:
+        report: dict[str, Any] = build_report(
+            runner,
+            gaming_day,
+            day=None if day == "all" else day,
+            table_id=table_id,
+            views=views,
+            catch_up=False,
+            pits=pits,
+        )
+        return report
+
+    return projections_of(request).read(query)
+
+
+# --- audit: verify a range (audit/, docs/audit.md) --------------------------------------------
+
+
+def _log_source(request: Request) -> Any:
+    """The log to audit. A server started on a database URL reads it as ``paigow audit verify``
+    does (read-only, one snapshot, with the database's closing checks); otherwise the store's own
+    log, with the store's public key."""
+    from audit.sources import LogSource, open_database
+
+    url: str | None = getattr(request.app.state, "audit_url", None)
+    if url is not None:
+        from adapters.settings import load_settings
+
+        settings = load_settings()
+        return open_database(
+            url, signing_key=settings.signing_key, public_setting=settings.public_key
+        )
+    store = service_of(request).store
+    rows, checkpoints = store.raw_log()  # type: ignore[attr-defined]
+    # Rows first, then checkpoints: one signed after the rows were read would look like a cut
+    # tail, so only checkpoints within the rows read are checked.
+    last = rows[-1][0] if rows else 0
+    checkpoints = [c for c in checkpoints if c[0] <= last]
+    public_key = getattr(store, "public_key", None)
+    return LogSource(type(store).__name__, iter(rows), checkpoints, public_key, total=len(rows))
+
+
+@router.get(
+    "/audit/verify",
+    operation_id="audit_verify",
+    summary="Audit a range: the chain, procedure, rules and money re-derived by the core",
+    responses=READ_ERRORS,
+    dependencies=[Depends(require("audit_verify"))],
+)
+def audit_verify(
+    request: Request,
+    table_id: Annotated[str | None, Query(pattern=TABLE_ID_PATTERN)] = None,
+    from_round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+    to_round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+) -> dict[str, Any]:
+    """Every finding of ``audit.verify.verify_log`` (empty when the log holds), the money of each
+    table and the summary line. The whole chain is always checked (it vouches for every event);
+    ``table_id``, ``from_round`` and ``to_round`` limit which rounds are re-derived."""
+    from audit.verify import verify_log
+
+    if from_round is not None and to_round is not None and from_round > to_round:
+        raise ApiProblem(
+            422, "invalid_request", f"from_round {from_round} is after to_round {to_round}"
+        )
+    source = _log_source(request)
+    try:
+        # A live table: the rounds in progress are not sealed yet (docs/audit.md).
+        report = verify_log(
+            source,
+            table=table_id,
+            first_round=from_round,
+            last_round=to_round,
+            allow_unsealed_tail=True,
+        )
+    finally:
+        source.close()
+    findings = [{**f.to_dict(), "text": str(f)} for f in report.findings]
+    return {**report.to_dict(), "findings": findings, "summary": report.summary()}
