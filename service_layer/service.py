@@ -362,9 +362,10 @@ class TableService(BatchExecution):
         self, table_id: str, command: c.Command, command_id: str, log: Any
     ) -> CommandResult:
         state = self._held_tables.current(table_id)
-        held = release_refused(self.store, state, command)  # R17: a disputed deck stays held
-        if held is not None:
-            return self._refused(table_id, command_id, state, held, log)
+        if isinstance(command, c.ReleaseDeck):  # R17: a deck held for an open dispute stays held
+            held = release_refused(self.store, state, command)
+            if held is not None:
+                return self._refused(table_id, command_id, state, held, log)
         try:
             events = decide(state, command)
         except DomainError as first:
