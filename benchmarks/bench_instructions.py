@@ -36,7 +36,10 @@ from bench_before_after import BEFORE_REDESIGN, ROOT, checkout
 FIXTURE = ROOT / "tests" / "fixtures" / "legacy_log"
 WORKLOAD = """
 import sys, contextlib, io
-from entrypoints.cli.main import main
+try:
+    from entrypoints.cli.main import main
+except ImportError:  # a checkout from before the entry points had a folder of their own
+    from adapters.cli.main import main
 kind, times, argument = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for _ in range(times):
     with contextlib.redirect_stdout(io.StringIO()):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,7 +27,10 @@ class CommandResult:
     replayed: bool = False
 
 
-_STORE_ACTORS: dict[tuple[str, str], StoreActor] = {}
+@functools.lru_cache(maxsize=10_000)
+def _store_actor(actor_id: str, role: str) -> StoreActor:
+    """The store's actor of an event's, shared: actors are few (bounded, safe under threads)."""
+    return StoreActor(id=actor_id, role=role)
 
 
 def to_new_event(event: Event) -> NewEvent:
@@ -36,12 +40,7 @@ def to_new_event(event: Event) -> NewEvent:
     integers for money), so the envelope does not walk it again (``serialized``); the store still
     scans the bytes it writes for floats and out-of-range integers."""
     actor = event.actor
-    key = (actor.id, actor.role)
-    store_actor = _STORE_ACTORS.get(key)
-    if store_actor is None:
-        if len(_STORE_ACTORS) > 10_000:  # a bound, whatever the run: actors are few in practice
-            _STORE_ACTORS.clear()
-        store_actor = _STORE_ACTORS[key] = StoreActor(id=actor.id, role=actor.role)
+    store_actor = _store_actor(actor.id, actor.role)
     return NewEvent(
         type=event.type,
         schema_version=event.schema_version,

@@ -6,6 +6,7 @@ one) before a fact is emitted, so replaying a stored stream never re-judges hist
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
 from typing import Any, get_args
@@ -141,20 +142,12 @@ _set_table_fields = TableState.__dict__["__dict__"].__set__
 _set_round_fields = RoundState.__dict__["__dict__"].__set__
 
 
-#: Wagers by their four values: the same player at the same seat wagers the same amount round
-#: after round, and a frozen dataclass costs more to build than to look up (values are immutable,
-#: so wagers may be shared). Cleared when it grows past its bound.
-_WAGERS: dict[tuple[int, str | None, int, int], Wager] = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _wager(place: int, player_id: str | None, amount: int, position: int) -> Wager:
-    key = (place, player_id, amount, position)
-    wager = _WAGERS.get(key)
-    if wager is None:
-        if len(_WAGERS) >= 4096:
-            _WAGERS.clear()
-        wager = _WAGERS[key] = Wager(place, player_id, amount, position)
-    return wager
+    """Wagers by their four values: the same player at the same seat wagers the same amount round
+    after round, and a frozen dataclass costs more to build than to look up (values are immutable,
+    so wagers may be shared). Bounded and safe under threads (``lru_cache``)."""
+    return Wager(place, player_id, amount, position)
 
 
 def _place(seat: int | None) -> int:

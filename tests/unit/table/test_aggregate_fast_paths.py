@@ -76,7 +76,7 @@ def test_a_wager_the_fold_builds_is_the_dataclass_and_the_kept_ones_are_bounded(
     assert folding._wager(3, "ana", 2_500, 4) is wager  # immutable, so shared
     for amount in range(1, 5_000):
         folding._wager(3, "ana", amount, 4)
-    assert len(folding._WAGERS) <= 4_096
+    assert folding._wager.cache_info().currsize <= 4_096
 
 
 def test_a_played_hand_the_fold_builds_is_the_frozen_dataclass() -> None:
