@@ -1,7 +1,7 @@
 """Every setting the code reads from the environment, in ONE place (pydantic-settings).
 
 Each field is the environment variable ``PAIGOW_`` + its name in capitals (``db`` is
-``PAIGOW_DB``); an empty variable counts as unset. The README's "Settings" table documents each.
+``PAIGOW_DB``); an empty variable counts as unset. docs/operations.md ("Every setting") lists each.
 A value that does not parse is refused with one line naming the variable (:class:`SettingsError`;
 the CLI prints it and exits 2), never a traceback. Command-line options win over these: the
 callers pass ``args.db or settings.db`` and the like.

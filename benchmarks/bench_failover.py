@@ -17,7 +17,7 @@ Same run, same machine, same load (``--tables`` tables over HTTP at ``--rate`` c
    again).
 
 Needs Debian's ``patroni`` and ``etcd-server`` (``.ci/run`` installs them). Ends with one JSON
-line. Figures: benchmarks/README.md, "Failover".
+line. Figures: benchmarks/README.md.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_failover.py [--kills 10] [--rounds 4]
 """

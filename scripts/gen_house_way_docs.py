@@ -30,7 +30,7 @@ golden vectors (`tests/unit/house_ways/golden/`).
 CHANGES = """
 ## What changed, and why
 
-- **fr straights and flushes, clarified (issue 20).** The shared rulebook clarified two points of
+- **fr straights and flushes, clarified.** The rulebook clarified two points of
   the `fr` straight clause ([rules.md](rules.md#fr-the-french-documents-house-way)); the clause ids
   are the same, the decisions of a few hands changed:
   - exception (a) counts pairs as R-HW-2 does (A + JK is a pair of aces). Three pairs can stand

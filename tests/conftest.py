@@ -44,7 +44,7 @@ SLOW_INTEGRATION = frozenset(
         "integration/projections/test_resume.py",
         "integration/http/test_store_outage.py",
         "integration/store/test_atomic_creation.py",
-        # whole sessions played, tampered with and audited, services restarted (session 6)
+        # whole simulations played, tampered with and audited, services restarted
         "integration/audit/test_insider.py",
         "integration/audit/test_insider_live.py",
         "integration/audit/test_follow.py",

@@ -2,7 +2,7 @@
 
 SQLAlchemy gives the engine, pool, dialect and migrations; the hot path speaks the driver's own
 SQL through the pooled DBAPI connection, because an append is a handful of fixed statements and
-the ORM's per-statement cost would be most of its time (see benchmarks/README.md, "Store").
+the ORM's per-statement cost would be most of its time (benchmarks/README.md, `bench_store.py`).
 
 SQLite: one writer at a time by design, so an append is one ``BEGIN IMMEDIATE`` transaction that
 takes the write lock first (a writer never fails "busy" half-way), checks the stream version,

@@ -34,7 +34,7 @@ def command_modules() -> list[str]:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with the README's promise: a bad option is ONE line on standard error
+    """argparse with docs/cli.md's promise: a bad option is ONE line on standard error
     (``paigow settle: --commission: invalid choice 'bogus' (choose from percent, flat,
     flat_always); see --help``) and exit status 2, not the usage block. Subcommands' parsers
     are of this class too (``add_subparsers`` makes them with the parent's class)."""

@@ -149,7 +149,7 @@ REDIRECTS: dict[str, frozenset[str]] = {
 }
 
 
-# --- small helpers ----------------------------------------------------------------------------
+# --- small functions --------------------------------------------------------------------------
 
 
 def _front(shape: Shape, first: Card, second: Card) -> Candidate:

@@ -1,6 +1,6 @@
 """Tampering with a recorded session, as an attacker (or a careless DBA) with database access would.
 
-``Backdoor`` (the store tests' helper) edits the stored rows behind the store's back with the
+``Backdoor`` (from the store tests) edits the stored rows behind the store's back with the
 append-only triggers switched off. ``Forger`` adds the worst case: an insider who also holds the
 signing key changes a payload and then recomputes every hash after it and re-signs every
 checkpoint, so the chain holds and only the audit's re-derivation of the rules can catch it.

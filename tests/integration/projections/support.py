@@ -1,4 +1,4 @@
-"""Helpers of the projection tests: a dump of every projection table, the report of a day."""
+"""What the projection tests share: a dump of every projection table, the report of a day."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Helpers for the side-bet and variant rounds: a table that offers side bets, and a deck cut so
+"""What the side-bet and variant rounds share: a table that offers side bets, and a deck cut so
 each place gets the seven cards a test names.
 
 Every round here is dealer-banked and rolls 2 + 3 + 5 = 10, so position 3 (seat 2) gets stack 1

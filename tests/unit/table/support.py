@@ -1,4 +1,4 @@
-"""Shared script helpers for the table aggregate's tests: actors, a fixed time, a test House Way.
+"""Shared script pieces for the table aggregate's tests: actors, a fixed time, a test House Way.
 
 ``test_way`` is a tiny House Way whose choices a reader can work out by hand: no pair, the highest
 card back and the next two front; one pair, the pair back and the two highest others front

@@ -1,4 +1,4 @@
-"""The aggregate's cheaper paths (benchmarks/README.md, "Aggregate CPU (session 3)") give exactly
+"""The aggregate's cheaper paths (benchmarks/README.md, decisions) give exactly
 what their definitions give: the deal's geometry, the commission game's settlement table, the
 wagers and played hands the fold builds, and the House Way ``set_by_house_way`` keeps between
 calls."""
