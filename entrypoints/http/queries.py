@@ -102,7 +102,7 @@ RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
     dependencies=[Depends(require("tables"))],
 )
 def tables(request: Request) -> list[dict[str, Any]]:
-    """From the books projection (issue 18): ``status`` is ``open`` or ``closed`` (the gaming day's
+    """From the books projection: ``status`` is ``open`` or ``closed`` (the gaming day's
     closer recorded); ``gaming_day`` is null for a table opened without an opener (no books)."""
     from adapters.projections.books import read_tables
 
