@@ -146,10 +146,12 @@ def test_an_unknown_table_or_round_is_the_floors_404_page(api: Api) -> None:
     sign_in(api, api.tokens["floor"])
     for path in ("/floor/tables/NOPE", f"/floor/tables/{TABLE}/rounds/7",
                  f"/floor/tables/{TABLE}/rounds/x", "/floor/tables/NOPE/rounds",
-                 "/floor/books?table=NOPE", "/floor/books?day=29-11-2026"):  # fmt: skip
+                 "/floor/books?table=NOPE", "/floor/books?day=29-11-2026", "/floor/nope",
+                 "/floor/tables/PG-1/nope"):  # fmt: skip
         page = api.client.get(path)
         assert page.status_code == 404, path
         assert '<h1 id="status">404</h1>' in page.text and "/floor/static/floor.css" in page.text
+        assert "/docs" not in page.text  # a page for a person, not the API's answer
 
 
 def test_every_asset_is_served_by_the_server_and_names_no_other_host() -> None:
