@@ -132,7 +132,8 @@ def _http_exception(request: Request, exc: Exception) -> Response:
             return moved
         page = getattr(request.app.state, "floor_not_found", None)
         if page is not None and request.url.path.startswith("/floor/"):
-            return page(request)  # a person's browser: the floor's own 404 page
+            shown: Response = page(request)  # a person's browser: the floor's own 404 page
+            return shown
         message = f"no route {request.method} {request.url.path}: see /docs"
     elif exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}"
