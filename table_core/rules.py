@@ -78,8 +78,8 @@ class TableLimits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    min_bet: int = Field(default=1_000, ge=1)
-    max_bet: int = Field(default=100_000, ge=1)
+    min_bet: int = Field(default=1_000, ge=1, description="minor units")
+    max_bet: int = Field(default=100_000, ge=1, description="minor units")
 
     @model_validator(mode="after")
     def _min_below_max(self) -> TableLimits:

@@ -46,9 +46,22 @@ class OneLineParser(argparse.ArgumentParser):
                 action, f"invalid choice {value!r} (choose from {choices})"
             )
 
+    def format_help(self) -> str:
+        """The help as plain text: a description taken from a module's docstring loses its
+        reStructuredText marks (````paigow simulate```` -> ``paigow simulate``, ``:func:`x``` ->
+        ``x``), which a terminal would print as they are."""
+        return plain(super().format_help())
+
     def error(self, message: str) -> NoReturn:
         message = re.sub(r"^argument ([^:]+): ", r"\1: ", message)
         self.exit(2, f"{self.prog}: {message}; see --help\n")
+
+
+def plain(text: str) -> str:
+    """``text`` without reStructuredText's inline marks: roles (``:func:`x```) and literals
+    (````x````), each replaced by its text. A command quoted in single backquotes stays quoted."""
+    text = re.sub(r":[a-z]+(?::[a-z]+)?:`~?([^`]+)`", r"\1", text)
+    return re.sub(r"``([^`]+)``", r"\1", text)
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

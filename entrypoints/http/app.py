@@ -26,15 +26,25 @@ from service_layer.operators.keys import KeyStore
 from service_layer.service import TableService
 
 DESCRIPTION = """\
-Commands and queries of a Pai Gow Poker table over JSON (issue 10).
+Commands and queries of a Pai Gow Poker table over JSON.
 
-* Authentication: `Authorization: Bearer <API key>`; each key is bound to an actor and a role
-  (`dealer`, `floor`, `cage`, `auditor`); a role outside its rights gets 403.
+* Authentication: `Authorization: Bearer <API key>`; each key is bound to an actor and one role,
+  and a role outside its rights gets 403 (the matrix: docs/http.md, "Keys and roles"):
+  * `dealer`: runs the round (bets, deal, dice, hands, settlement) and seats players; co-signs
+    the opener, the closer, fills and credits;
+  * `floor`: the floor supervisor: opens tables and gaming days, changes rules, voids rounds,
+    keeps the decks' custody, corrects ratings; reads the reports and verifies the log;
+  * `cage`: sells and cashes chips (buy-in, cash-out); signs fills and credits;
+  * `count`: the count team: records a closed gaming day's drop box;
+  * `auditor`: reads, verifies the log and handles disputes;
+  * `security`: the key officer: makes, revokes and re-roles keys on the command line, and gives
+    no table command.
 * Every command needs an `Idempotency-Key` header, used as the command id: a retry answers the
   first result and writes nothing.
 * `expected_version` in a command's body: a stale one gets 409 with `current_version`.
 * A rules violation is 422 with `rule` (the clause of the rulebook) and a message.
-* Money is integer minor units; cards are text (`As`, `Td`, `JK`).
+* Money is integer cents (minor units): `2500` is 25.00, and `25.00` is refused; cards are text
+  (`As`, `Td`, `JK`).
 """
 
 

@@ -30,7 +30,9 @@ transaction, and the store refuses whole commands.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
+import typing
 from typing import Any
 
 import psycopg
@@ -128,6 +130,10 @@ def _http_exception(request: Request, exc: Exception) -> Response:
         moved = slash_redirect(request)  # ``/floor`` -> ``/floor/``, never naming a host
         if moved is not None:
             return moved
+        page = getattr(request.app.state, "floor_not_found", None)
+        if page is not None and request.url.path.startswith("/floor/"):
+            shown: Response = page(request)  # a person's browser: the floor's own 404 page
+            return shown
         message = f"no route {request.method} {request.url.path}: see /docs"
     elif exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}"
@@ -202,16 +208,64 @@ def _core_validation(_request: Request, exc: Exception) -> JSONResponse:
     return problem(422, "rule_violation", f"{where}: {found[0]['msg']}")
 
 
+#: A value refused as no integer: for a field of money, the answer says money is whole cents.
+_NOT_AN_INTEGER = frozenset({"int_type", "int_from_float", "int_parsing", "strict_type"})
+
+
+@functools.cache
+def money_fields() -> frozenset[str]:
+    """The names of the request bodies' fields that hold money: those described as minor units,
+    in every model of ``models`` and the models they hold (a chip list, the table's rules)."""
+    from entrypoints.http import models
+
+    names: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+
+    def walk(kind: Any) -> None:
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            if kind in seen:
+                return
+            seen.add(kind)
+            for name, field in kind.model_fields.items():
+                if "minor units" in (field.description or ""):
+                    names.add(name)
+                walk(field.annotation)
+        for inner in typing.get_args(kind):
+            walk(inner)
+
+    for value in vars(models).values():
+        walk(value)
+    return frozenset(names)
+
+
+def _message(error: dict[str, Any]) -> str:
+    """A refusal's words: pydantic's, but for money given as no integer (``25.00``, ``"2500"``),
+    which is told that amounts are integer cents and what to send."""
+    message = str(error.get("msg", "invalid"))
+    loc = [p for p in error.get("loc", ()) if isinstance(p, str)]
+    if error.get("type") not in _NOT_AN_INTEGER or not loc or loc[-1] not in money_fields():
+        return message
+    given = error.get("input")
+    said = "amounts are integer cents (minor units), a JSON number without a fraction"
+    if isinstance(given, float) and given == given and abs(given) < 1e15:
+        cents = round(given * 100)
+        if given.is_integer():  # 2500.0: cents written as a float, or units
+            return f"{said}: send {int(given)}, not {given!r} ({given:,.2f} would be {cents})"
+        return f"{said}: {given:,.2f} is sent as {cents}"
+    if isinstance(given, str) and given.strip().lstrip("-").isdigit():
+        return f'{said}: send {given.strip()}, not "{given}" (a number, not a string)'
+    return said
+
+
 def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     parts = []
     for error in errors[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()))
-        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+        parts.append(f"{where}: {_message(error)}")
     detail = [
-        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
-        for e in errors
+        {"loc": list(e.get("loc", ())), "msg": _message(e), "type": e.get("type")} for e in errors
     ]
     return problem(422, "invalid_request", "; ".join(parts) or "invalid request", detail=detail)
 

@@ -56,7 +56,7 @@ class SeatBody(_Body):
     seat: Annotated[StrictInt, Field(ge=1, le=6)]
     player_id: PlayerId
     card: Annotated[str, Field(pattern=ID_PATTERN)] | None = Field(
-        default=None, description="the players' club card: it opens a rating (issue 18)"
+        default=None, description="the players' club card: it opens a rating"
     )
 
 
@@ -72,7 +72,7 @@ class ChipsBody(_Body):
 class BuyInBody(ChipsBody):
     """``medium``: ``cash`` and ``marker`` (with its number) are the drop, the tray gives the chips;
     ``chips`` (from elsewhere) and ``promotional`` are no drop. Left out: recorded without a medium
-    (read as cash), as before issue 18."""
+    (read as cash), as buy-ins were recorded before the books kept a medium."""
 
     medium: Literal["cash", "marker", "chips", "promotional"] | None = None
     marker: Annotated[str, Field(pattern=ID_PATTERN)] | None = None
@@ -356,7 +356,7 @@ class TableOut(BaseModel):
     commission: int
     meter: int = Field(description="the progressive meter (R-VAR-6), house money set aside")
     meter_seeded: int = Field(description="what the house itself put in the meter")
-    books: str = Field(description="untracked (no opener), open or closed (issue 18)")
+    books: str = Field(description="untracked (no opener), open or closed")
     gaming_day: str | None = Field(description="the gaming day its last opener named")
     tray: int | None = Field(description="the chips in the tray now, as the events say")
     round: RoundOut | None

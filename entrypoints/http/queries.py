@@ -102,7 +102,7 @@ RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
     dependencies=[Depends(require("tables"))],
 )
 def tables(request: Request) -> list[dict[str, Any]]:
-    """From the books projection (issue 18): ``status`` is ``open`` or ``closed`` (the gaming day's
+    """From the books projection: ``status`` is ``open`` or ``closed`` (the gaming day's
     closer recorded); ``gaming_day`` is null for a table opened without an opener (no books)."""
     from adapters.projections.books import read_tables
 
@@ -294,6 +294,33 @@ def _log_source(request: Request) -> Any:
     return LogSource(type(store).__name__, iter(rows), checkpoints, public_key, total=len(rows))
 
 
+def verify_live(
+    request: Request,
+    table_id: str | None = None,
+    from_round: int | None = None,
+    to_round: int | None = None,
+) -> Any:
+    """``audit.verify.verify_log`` over the log a server serves, as ``GET /audit/verify`` and the
+    floor's "Start a verification" both run it: a live log holds the events of the rounds in
+    progress after its last checkpoint (their round's end seals them), so that tail is accepted
+    and said in the summary; an event that should have been sealed and was not (a round's end, a
+    table fact between rounds, a system event) stays a finding (``audit.seal``), as for
+    ``paigow audit verify --allow-unsealed-tail`` and ``paigow db verify``."""
+    from audit.verify import verify_log
+
+    source = _log_source(request)
+    try:
+        return verify_log(
+            source,
+            table=table_id,
+            first_round=from_round,
+            last_round=to_round,
+            allow_unsealed_tail=True,
+        )
+    finally:
+        source.close()
+
+
 @router.get(
     "/audit/verify",
     operation_id="audit_verify",
@@ -310,23 +337,10 @@ def audit_verify(
     """Every finding of ``audit.verify.verify_log`` (empty when the log holds), the money of each
     table and the summary line. The whole chain is always checked (it vouches for every event);
     ``table_id``, ``from_round`` and ``to_round`` limit which rounds are re-derived."""
-    from audit.verify import verify_log
-
     if from_round is not None and to_round is not None and from_round > to_round:
         raise ApiProblem(
             422, "invalid_request", f"from_round {from_round} is after to_round {to_round}"
         )
-    source = _log_source(request)
-    try:
-        # A live table: the rounds in progress are not sealed yet (docs/audit.md).
-        report = verify_log(
-            source,
-            table=table_id,
-            first_round=from_round,
-            last_round=to_round,
-            allow_unsealed_tail=True,
-        )
-    finally:
-        source.close()
+    report = verify_live(request, table_id, from_round, to_round)
     findings = [{**f.to_dict(), "text": str(f)} for f in report.findings]
     return {**report.to_dict(), "findings": findings, "summary": report.summary()}

@@ -36,8 +36,12 @@ _JSON_TYPES = {
 }
 
 
-def _refused(loc: tuple[Any, ...], msg: str, kind: str) -> RequestValidationError:
-    return RequestValidationError([{"loc": ("body", *loc), "msg": msg, "type": kind}])
+def _refused(
+    loc: tuple[Any, ...], msg: str, kind: str, given: Any = None
+) -> RequestValidationError:
+    return RequestValidationError(
+        [{"loc": ("body", *loc), "msg": msg, "type": kind, "input": given}]
+    )
 
 
 def _child(obj: Any, key: Any) -> Any:
@@ -133,7 +137,13 @@ def strict_body(model: type[BaseModel], raw: bytes) -> Any:
     except ValidationError as error:
         raise RequestValidationError(
             [
-                {"loc": ("body", *e["loc"]), "msg": e["msg"], "type": e["type"]}
+                # ``input`` words the answer (errors.py: money given as 25.00); never echoed
+                {
+                    "loc": ("body", *e["loc"]),
+                    "msg": e["msg"],
+                    "type": e["type"],
+                    "input": e["input"],
+                }
                 for e in error.errors(include_url=False)
             ]
         ) from None
@@ -148,5 +158,5 @@ def strict_body(model: type[BaseModel], raw: bytes) -> Any:
                 f"{_JSON_TYPES.get(type(given), 'a value')} given where the schema wants "
                 f"{_JSON_TYPES.get(type(wanted), 'another value')}: no conversion is made"
             )
-        raise _refused(where, message, "strict_type")
+        raise _refused(where, message, "strict_type", given)
     return body

@@ -42,6 +42,7 @@ def install(app: FastAPI, settings: Settings) -> None:
             return pages.secure(Response(status_code=401))
         return pages.secure(RedirectResponse("/floor/signin", 303))
 
+    app.state.floor_not_found = lambda request: problem(request, pages.Problem(404, "no such page"))
     app.add_exception_handler(pages.Problem, problem)
     app.add_exception_handler(data.NotFound, problem)
     app.add_exception_handler(pages.SignIn, signin)

@@ -101,12 +101,15 @@ def pit(request: Request) -> dict[str, Any]:
     """Every table as ``GET /tables`` lists it (``read_tables``: gaming day, House Way, books
     status), today's row of ``GET /reports?day=`` (``build_report``: drop, win, hold %), and from
     the folded state the players seated, the round's phase and the tray: one snapshot of the
-    projections, and the states the service holds in memory (no query that grows with history)."""
-    from adapters.projections.books import read_tables, win_of
+    projections, and the states the service holds in memory (no query that grows with history).
+    The pit's totals add the rows up (hold % of the sums, by the report's own ``percent``);
+    ``as_of`` is the service's clock when the page was read, in the casino's zone."""
+    from adapters.projections.books import percent, read_tables, win_of
     from adapters.projections.reports import build_report
 
     service = service_of(request)
-    day = today(request)
+    now = service.clock()
+    day = gaming_day(request).day_of(now)
 
     def query(runner: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         with runner.db.read() as tx:
@@ -131,12 +134,32 @@ def pit(request: Request) -> dict[str, Any]:
                 "seated": len(state.seats),
                 "round": None if state.round is None else state.round.number,
                 "phase": "no round" if state.round is None else state.round.phase,
+                "tray": state.tray,
                 "today": figures,
                 "win": None if figures is None else win_of(figures),
                 "alerts": _alerts(state, figures, verification),
             }
         )
-    return {"day": day, "tables": rows, "refusing": service.refusing}
+    drop = sum(row["today"]["drop"] for row in rows if row["today"] is not None)
+    win = sum(row["win"] for row in rows if row["win"] is not None)
+    trays = [row["tray"] for row in rows if row["tray"] is not None]
+    totals = {
+        "tables": len(rows),
+        "seated": sum(row["seated"] for row in rows),
+        "tray": sum(trays) if trays else None,
+        "drop": drop,
+        "win": win,
+        "hold_pct": percent(win, drop),
+    }
+    zone = gaming_day(request)
+    return {
+        "day": day,
+        "tables": rows,
+        "totals": totals,
+        "as_of": now.astimezone(zone.zone).strftime("%Y-%m-%d %H:%M:%S"),
+        "zone": zone.zone_name,
+        "refusing": service.refusing,
+    }
 
 
 def rounds(

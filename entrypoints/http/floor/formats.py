@@ -6,6 +6,7 @@ figure is worked out here."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -20,8 +21,16 @@ def money(minor: int | None) -> str:
     return f"{sign}{units:,}.{cents:02d}"
 
 
-def _time(text: str | None) -> str:
-    return "—" if not text else text[:19].replace("T", " ")
+def when(value: str | datetime | None) -> str:
+    """A time as every page writes it: ISO 8601 date and time to the second, ``YYYY-MM-DD
+    HH:MM:SS`` (a recorded ``…T…+00:00`` text or a datetime); formatting only."""
+    if not value:
+        return "—"
+    if isinstance(value, datetime):
+        text = (value.astimezone(UTC) if value.tzinfo else value).isoformat()
+    else:
+        text = value
+    return text[:19].replace("T", " ")
 
 
 def _correction(r: dict[str, Any]) -> str:
@@ -51,8 +60,8 @@ def rating_rows(ratings: Iterable[dict[str, Any]], every_day: bool = False) -> M
             f'<td data-k="table_id"><a href="/floor/tables/{table}">{table}</a></td>'
             f'<td class="num" data-k="seat">{r["seat"]}</td>{day}'
             f'<td data-k="status">{escape(r["status"])}</td>'
-            f'<td data-k="started_at">{escape(_time(r["started_at"]))}</td>'
-            f'<td data-k="ended_at">{escape(_time(r["ended_at"]))}</td>'
+            f'<td data-k="started_at">{escape(when(r["started_at"]))}</td>'
+            f'<td data-k="ended_at">{escape(when(r["ended_at"]))}</td>'
             f'<td class="num" data-k="minutes">{minutes}</td>'
             f'<td class="num" data-k="rounds">{r["rounds"]}</td>'
             f'<td class="num" data-k="average_bet">{money(r["average_bet"])}</td>'

@@ -31,7 +31,7 @@ from starlette.concurrency import run_in_threadpool
 from adapters.logging import get_logger
 from entrypoints.http.auth import record_failure
 from entrypoints.http.floor import charts, data
-from entrypoints.http.floor.formats import money, rating_rows
+from entrypoints.http.floor.formats import money, rating_rows, when
 from entrypoints.http.floor.session import COOKIE, COOKIE_PATH, FLOOR_ROLES, Session, Sessions
 from entrypoints.http.models import ID_PATTERN, TABLE_ID_PATTERN
 from service_layer.operators.rights import RIGHTS
@@ -88,6 +88,7 @@ def cards(texts: list[str] | None) -> Markup:
 templates.env.filters["money"] = money
 templates.env.filters["cards"] = cards
 templates.env.filters["rating_rows"] = rating_rows
+templates.env.filters["when"] = when
 
 
 def sessions_of(request: Request) -> Sessions:
@@ -264,6 +265,14 @@ def pit(request: Request) -> Response:
     return page(request, "pit.html", data.pit(request), session=session)
 
 
+@router.get("/pit/live")
+def pit_fragment(request: Request) -> Response:
+    """The pit's table alone, for live.js's refresh every 10 seconds (the page keeps its
+    scroll position: only this part is replaced)."""
+    session = need(request, READERS)
+    return page(request, "_pit.html", data.pit(request), session=session)
+
+
 @router.get("/tables/{table_id}")
 def live_table(request: Request, table_id: str) -> Response:
     session = need(request, READERS, _table(table_id))
@@ -332,13 +341,13 @@ def books(request: Request, day: str = "", table: str = "") -> Response:
         ),
         "daily_win": charts.line_chart(
             "Win by gaming day",
-            [(d["gaming_day"][5:], d["win"], money(d["win"])) for d in report["days"]],
+            [(d["gaming_day"], d["win"], money(d["win"])) for d in report["days"]],
             scale=100,
         ),
         "daily_hold": charts.line_chart(
             "Hold % by gaming day",
             [
-                (d["gaming_day"][5:], float(d["hold_pct"]), d["hold_pct"] + " %")
+                (d["gaming_day"], float(d["hold_pct"]), d["hold_pct"] + " %")
                 for d in report["days"]
                 if d["hold_pct"] is not None
             ],
@@ -393,14 +402,11 @@ async def start_verification(request: Request) -> Response:
 
 
 def _verify(request: Request) -> dict[str, Any]:
-    from audit.verify import verify_log
-    from entrypoints.http.queries import _log_source
+    """The verification ``GET /audit/verify`` runs (``queries.verify_live``): the same rule for
+    the events after the last checkpoint, so the two never disagree about a live log."""
+    from entrypoints.http.queries import verify_live
 
-    source = _log_source(request)
-    try:
-        report = verify_log(source)
-    finally:
-        source.close()
+    report = verify_live(request)
     findings = [{**f.to_dict(), "text": str(f)} for f in report.findings]
     return {"ok": report.ok, "summary": report.summary(), "findings": findings}
 

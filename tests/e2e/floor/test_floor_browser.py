@@ -2,11 +2,15 @@
 through Debian's chromedriver (nothing downloads a browser), against ``paigow serve`` on a free
 loopback port with a SQLite file.
 
-A pit boss signs in with the floor key, opens the pit, watches the live table while a round is
-played through the HTTP API (dice, the seven stacks, the results), sees the table's status, win
-and hold % on the pit as ``GET /tables`` and ``GET /reports`` give them, reads every seat's seven
-cards in the recall, finds one point per hour played in the day's books and the day's player
-ratings there, follows one to its player page, and runs a verification on the audit page. A
+A pit boss signs in with the floor key, opens the pit (each table's tray, the pit's totals, an
+"as of" time), watches the live table while a round is played through the HTTP API (dice, the
+seven stacks, the results), sees the table's status, win and hold % on the pit as ``GET /tables``
+and ``GET /reports`` give them, reads every seat's seven cards in the recall, finds one point per
+hour played in the day's books (its label clear of the point, as the browser draws them), the day
+field in ISO form and the day's player ratings there, follows one to its player page, and runs a
+verification on the audit page. With the next round open, a verification started there holds
+(no false alarm on the pit), and the pit, scrolled down, follows that round to its close by
+itself without a reload and without losing its scroll position. No page shows an API path. A
 dealer key on the pit page is refused; an unknown table is the floor's 404 page; a forged form
 without its CSRF token is 403 and changes nothing; a session that is not the server's goes back to
 sign-in. Each page's screenshot at 1366x768 goes to ``test-artifacts/screenshots/``
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -146,6 +151,12 @@ class Api:
         return httpx.get(f"{self.base}{path}", headers=headers).json()
 
     def play_round(self) -> None:
+        self.open_round()
+        self.finish_round()
+
+    def open_round(self) -> None:
+        """A round started, its bets placed, dealt and its dice rolled: open, its events after
+        the last checkpoint until its close."""
         for step, body in (
             ("/round/start", None),
             ("/round/bet", {"player_id": "ana", "amount": 2_000}),
@@ -153,6 +164,11 @@ class Api:
             ("/round/close-bets", None),
             ("/round/deal", None),
             ("/round/dice", None),
+        ):
+            self.post("dealer", step, body)
+
+    def finish_round(self) -> None:
+        for step, body in (
             ("/round/hand", {"player_id": "ana"}),
             ("/round/hand", {"player_id": "bo"}),
             ("/round/banker-hand", None),
@@ -160,6 +176,29 @@ class Api:
             ("/round/close", None),
         ):
             self.post("dealer", step, body)
+
+
+#: Each chart's drawn boxes (the browser's own layout): its points' and its texts'.
+CHART_BOXES = """
+const box = (e) => { const r = e.getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom, e.textContent.trim()]; };
+return Array.from(document.querySelectorAll("svg.chart")).map((svg) => ({
+  id: svg.closest("figure").id,
+  points: Array.from(svg.querySelectorAll("circle.point")).map(box),
+  texts: Array.from(svg.querySelectorAll("text")).filter((t) => t.textContent.trim()).map(box),
+}));
+"""
+
+
+def overlap(a: list[Any], b: list[Any]) -> bool:
+    return not (a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1])
+
+
+def plain_page(driver: Any) -> None:
+    """No API address, developer note or non-ISO date on the page as the browser shows it."""
+    text = driver.execute_script("return document.body.innerText")
+    assert not re.search(r"\b(GET|POST) /|/(tables|reports|players)/|\?day=", text), text
+    assert not re.search(r"\d{1,2}/\d{1,2}/\d{2,4}", text), text
 
 
 def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any) -> None:
@@ -191,8 +230,16 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
     cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
     assert cells[:5] == [TABLE, "open", "fr", "commission", "2"]
-    assert (cells[7], cells[8]) == (day, "300.00")  # the books' day; the drop: the cash bought in
+    shown = {c.get_attribute("data-k"): c.text for c in row.find_elements(By.TAG_NAME, "td")}
+    # The books' day; the tray: the opener less the chips sold; the drop: the cash bought in.
+    assert (shown["gaming_day"], shown["tray"], shown["drop"]) == (day, "4,700.00", "300.00")
+    totals = browser.find_element(By.ID, "pit-totals")
+    summed = {c.get_attribute("data-k"): c.text for c in totals.find_elements(By.TAG_NAME, "td")}
+    assert (summed["tables"], summed["seated"], summed["tray"]) == ("1 table", "2", "4,700.00")
+    as_of = browser.find_element(By.ID, "as-of").text
+    assert datetime.strptime(as_of, "%Y-%m-%d %H:%M:%S")  # ISO, to the second
     assert tokens["floor"] not in browser.page_source  # the key is in no page
+    plain_page(browser)
     shot(browser, "02-pit")
 
     # The live table follows a round played through the HTTP API.
@@ -241,6 +288,18 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     points = browser.find_elements(By.CSS_SELECTOR, "#chart-hourly-win svg circle.point")
     assert [p.get_attribute("data-label") for p in points] == [f"{h}:00" for h in sorted(hours)]
     assert browser.find_elements(By.CSS_SELECTOR, "#chart-drop-handle svg rect.bar")
+    # Each chart as drawn: the lone point's figure shown, and no text on a point or another text.
+    for chart in browser.execute_script(CHART_BOXES):
+        for i, text in enumerate(chart["texts"]):
+            assert not any(overlap(text, point) for point in chart["points"]), (chart["id"], text)
+            assert not any(overlap(text, other) for other in chart["texts"][i + 1 :]), text
+        if len(chart["points"]) == 1:
+            (point,) = chart["points"]
+            labels = [t for t in chart["texts"] if point[0] <= (t[0] + t[2]) / 2 <= point[2]]
+            assert any(t[3] <= point[1] for t in labels), (chart["id"], labels)  # above it
+    field = browser.find_element(By.ID, "day")  # the day as typed and shown: ISO, any locale
+    assert (field.get_attribute("type"), field.get_attribute("value")) == ("text", day)
+    plain_page(browser)
     shot(browser, "05-books")
 
     # The day's player ratings, as GET /players/{id}/ratings?day= gives them; a click to a player.
@@ -269,7 +328,48 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     browser.find_element(By.ID, "verify").click()
     wait.until(lambda d: d.find_element(By.ID, "verdict").text == "The log holds")
     assert browser.find_element(By.ID, "cp-position").text.isdigit()
+    plain_page(browser)
     shot(browser, "06-audit")
+
+    # Mid-round: the next round open (its events after the last checkpoint), a verification
+    # started from the audit page holds, as GET /audit/verify says, and the pit raises no alarm.
+    api.open_round()
+    browser.get(f"{base}/floor/audit")
+    browser.find_element(By.ID, "verify").click()
+    wait.until(lambda d: d.find_element(By.ID, "verdict").text == "The log holds")
+    assert "chain.unsealed" not in browser.page_source
+    assert f"{TABLE} round 2" in browser.find_element(By.ID, "last-verification").text
+    assert api.get("/audit/verify")["ok"] is True
+    shot(browser, "06b-audit-mid-round")
+
+    # The pit follows the round by itself: scrolled down in a short window, it refreshes within
+    # 10 s, without a reload (a mark left on the page stays) and at the same scroll position.
+    short = {"width": 1366, "height": 260, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", short)
+    browser.get(f"{base}/floor/pit")
+    row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
+    assert row.find_element(By.CSS_SELECTOR, '[data-k="status"]').text == "in round"
+    assert row.find_element(By.CSS_SELECTOR, '[data-k="alerts"]').text == ""  # no false alarm
+    before = browser.find_element(By.ID, "as-of").text
+    browser.execute_script("window.scrollTo(0, document.body.scrollHeight); window.kept = 1;")
+    scrolled = browser.execute_script("return window.scrollY")
+    assert scrolled > 0
+    api.finish_round()
+    wait.until(
+        lambda d: (
+            d.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"] [data-k="status"]').text
+            == "open"
+        )
+    )
+    assert browser.execute_script("return window.kept") == 1  # no reload
+    assert browser.execute_script("return window.scrollY") == scrolled
+    assert browser.find_element(By.ID, "as-of").text > before
+    row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
+    assert row.find_element(By.CSS_SELECTOR, '[data-k="phase"]').text == "closed"
+    assert row.find_element(By.CSS_SELECTOR, '[data-k="alerts"]').text == ""
+    full = {"width": 1366, "height": 768, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", full)
+    shot(browser, "02c-pit-refreshed")
 
     # Bad input: an unknown table is the floor's 404 page.
     browser.get(f"{base}/floor/tables/NO-SUCH")

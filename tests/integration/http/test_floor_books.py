@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from adapters.projections.books import percent
 from entrypoints.http.floor.pages import money
 from tests.integration.http.conftest import Api
 from tests.integration.http.test_floor_pages import play, sign_in
@@ -53,6 +54,7 @@ def test_the_pit_shows_each_table_as_get_tables_and_the_days_books_give_it(sql_a
     pit = api.client.get("/floor/pit").text
 
     one = cells(pit, "table", "PG-1")
+    trays = {t: api.get("floor", f"/tables/{t}").json()["tray"] for t in ("PG-1", "PG-2")}
     assert (listed["PG-1"]["status"], listed["PG-1"]["gaming_day"]) == ("open", DAY)
     row = figures["PG-1"]
     # Open books: the drop is what the table recorded (the cash and the marker), the win the game's
@@ -65,6 +67,7 @@ def test_the_pit_shows_each_table_as_get_tables_and_the_days_books_give_it(sql_a
         "round": "2",
         "phase": "closed",
         "gaming_day": DAY,
+        "tray": money(trays["PG-1"]),
         "drop": "800.00",
         "win": money(row["game_win"]),
         "hold_pct": row["hold_pct"],
@@ -79,7 +82,24 @@ def test_the_pit_shows_each_table_as_get_tables_and_the_days_books_give_it(sql_a
     )
     assert (two["status"], two["win"], two["drop"], two["hold_pct"]) == ("closed", "-25.00",
                                                                          "0.00", "—")  # fmt: skip
-    assert re.findall(r'class="alert-tag">([^<]+)<', pit.split('data-table="PG-2"')[1]) == [
+    assert two["tray"] == money(trays["PG-2"]) == "475.00"
+    # The pit's totals: the rows added up, hold % of the sums as the report writes a percentage.
+    totals = cells(pit, "totals", "pit")
+    wins = figures["PG-1"]["game_win"] + figures["PG-2"]["inventory_win"]
+    assert totals == {
+        "tables": "2 tables",
+        "seated": "1",
+        "tray": money(trays["PG-1"] + trays["PG-2"]),
+        "drop": "800.00",
+        "win": money(wins),
+        "hold_pct": percent(wins, 80_000),
+    }
+    assert re.search(
+        r'as of <time id="as-of" datetime="[\dT:-]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d<', pit
+    )
+    assert re.findall(
+        r'class="alert-tag">([^<]+)<', pit.split('data-table="PG-2"')[1].split("</tr>")[0]
+    ) == [
         "tray needs a fill",
         "variance in the books",
         f"drop box not counted: {DAY}",
@@ -195,3 +215,37 @@ def test_the_books_show_statistical_against_theoretical_hold_as_the_rollup_gives
         assert shown[f"{period}_theo_win"] == money(row["theo_win"])
     casino = next(r for r in rollup if (r["level"], r["period"]) == ("casino", "day"))
     assert casino["handle"] > 0 and casino["theoretical_hold_pct"] is not None
+
+
+def visible(html: str) -> str:
+    """What a page shows: its text, and the titles, placeholders and values of its elements."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S)
+    said = re.findall(r'\b(?:title|placeholder|value)="([^"]*)"', html)
+    html = re.sub(r'name="csrf" value="[^"]*"', "", html)
+    return re.sub(r"<[^>]+>", " ", html) + " " + " ".join(said)
+
+
+def test_no_page_shows_an_api_path_or_a_developer_note_and_every_date_is_iso(api: Api) -> None:
+    seed(api)
+    sign_in(api, api.tokens["floor"])
+    pages = ["/floor/pit", "/floor/pit/live", "/floor/tables/PG-1", "/floor/tables/PG-1/live",
+             "/floor/tables/PG-1/rounds", "/floor/tables/PG-1/rounds/1", f"/floor/books?day={DAY}",
+             "/floor/books?table=PG-1", "/floor/players/ana", "/floor/audit",
+             "/floor/tables/NOPE"]  # fmt: skip
+    audit = api.client.get("/floor/audit").text
+    api.client.post(
+        "/floor/audit/verify", data={"csrf": re.findall(r'csrf" value="([^"]+)', audit)[0]}
+    )
+    for path in pages:
+        page = api.client.get(path)
+        text = visible(page.text)
+        assert page.status_code in (200, 404), path
+        assert not re.search(r"\b(GET|POST|PUT|DELETE)\s+/", text), path
+        assert not re.search(r"/(tables|reports|players|audit|docs)\b|\?day=", text), path
+        assert not re.search(r"\bissue \d|\bsession \d|class=\"note\"", page.text), path
+        assert not re.search(r"\d{1,2}/\d{1,2}/\d{2,4}", text), path  # no 12/02/2026
+        assert not re.search(r"(?<![\d-])\d\d-\d\d(?![\d-])", text), path  # no 11-29 alone
+        assert not re.search(r"\d{4}-\d\d-\d\dT\d", text), path  # 2026-11-29 20:00:00, no T
+    books = api.client.get(f"/floor/books?day={DAY}").text
+    assert f'name="day" value="{DAY}"' in books and 'type="date"' not in books
+    assert f'<option value="{DAY}">' in books  # the days with play, offered as typed

@@ -12,7 +12,7 @@ from entrypoints.http.floor import session as floor_session
 from entrypoints.http.floor.pages import money
 from tests.integration.http.conftest import START, TABLE, Api, open_table
 
-FLOOR = Path(__file__).resolve().parents[3] / "adapters" / "http" / "floor"
+FLOOR = Path(__file__).resolve().parents[3] / "entrypoints" / "http" / "floor"
 
 
 def csrf_of(html: str) -> str:
@@ -146,14 +146,64 @@ def test_an_unknown_table_or_round_is_the_floors_404_page(api: Api) -> None:
     sign_in(api, api.tokens["floor"])
     for path in ("/floor/tables/NOPE", f"/floor/tables/{TABLE}/rounds/7",
                  f"/floor/tables/{TABLE}/rounds/x", "/floor/tables/NOPE/rounds",
-                 "/floor/books?table=NOPE", "/floor/books?day=29-11-2026"):  # fmt: skip
+                 "/floor/books?table=NOPE", "/floor/books?day=29-11-2026", "/floor/nope",
+                 "/floor/tables/PG-1/nope"):  # fmt: skip
         page = api.client.get(path)
         assert page.status_code == 404, path
         assert '<h1 id="status">404</h1>' in page.text and "/floor/static/floor.css" in page.text
+        assert "/docs" not in page.text  # a page for a person, not the API's answer
 
 
 def test_every_asset_is_served_by_the_server_and_names_no_other_host() -> None:
-    for path in [*FLOOR.glob("templates/*.html"), *FLOOR.glob("static/*"), FLOOR / "charts.py"]:
+    assets = [*FLOOR.glob("templates/*.html"), *FLOOR.glob("static/*")]
+    assert len(assets) >= 12  # the folder the server serves them from
+    for path in [*assets, FLOOR / "charts.py"]:
         text = path.read_text(encoding="utf-8")
         hosts = set(re.findall(r"(?:https?:)?//[A-Za-z0-9.-]+\.[a-z]{2,}", text))
         assert hosts <= {"http://www.w3.org"}, (path, hosts)  # the SVG namespace, not fetched
+
+
+def floor_verdict(api: Api) -> tuple[str, str]:
+    """Start a verification from the audit page: (its verdict, the page's text)."""
+    audit = api.client.get("/floor/audit").text
+    done = api.client.post("/floor/audit/verify", data={"csrf": csrf_of(audit)})
+    assert done.status_code == 200
+    found = re.search(r'id="verdict">([^<]+)<', done.text)
+    assert found is not None
+    return found.group(1), done.text
+
+
+def pit_alerts(api: Api) -> list[str]:
+    pit = api.client.get("/floor/pit").text
+    row = pit.split(f'data-table="{TABLE}"')[1].split("</tr>")[0]
+    return re.findall(r'class="alert-tag">([^<]+)<', row)
+
+
+def test_a_verification_started_mid_round_agrees_with_the_api(api: Api) -> None:
+    """A live log holds the open round's events after its last checkpoint: the floor's
+    verification and ``GET /audit/verify`` both accept them, and the pit raises no alarm. A round
+    end left unsealed (its checkpoint removed) is a finding for both, and the pit's alert."""
+    open_table(api, (1, "ana", 50_000), (4, "bo", 50_000))
+    play(api)
+    api.ok("dealer", "/round/start")
+    api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 2_000})
+    for step in ("/round/close-bets", "/round/deal", "/round/dice"):
+        api.ok("dealer", step)
+    sign_in(api, api.tokens["floor"])
+
+    verdict, page = floor_verdict(api)
+    answer = api.get("auditor", "/audit/verify").json()
+    assert (verdict, answer["ok"]) == ("The log holds", True)
+    assert "chain.unsealed" not in page and "unsealed tail allowed" in page
+    assert f"{TABLE} round 2" in answer["summary"]
+    assert pit_alerts(api) == []
+
+    for step in ("/round/hand", "/round/banker-hand", "/round/settle", "/round/close"):
+        api.ok("dealer", step, {"player_id": "ana"} if step == "/round/hand" else None)
+    api.service.store.checkpoint_rows.pop()  # the round's end, sealed at its close: unsealed now
+    verdict, page = floor_verdict(api)
+    answer = api.get("auditor", "/audit/verify").json()
+    assert (verdict, answer["ok"]) == ("Findings", False)
+    assert "chain.unsealed" in page and "a round ends unsealed" in page
+    assert [f["clause"] for f in answer["findings"]] == ["chain.unsealed"]
+    assert pit_alerts(api) == ["verification failed"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from entrypoints.http.app import openapi_text
@@ -33,3 +34,16 @@ def test_every_command_documents_its_key_header_and_errors(api: Api) -> None:
         assert headers == ["Idempotency-Key"], operation["operationId"]
         assert {"200", "401", "403", "409", "422"} <= set(operation["responses"])
         assert operation["security"] == [{"ApiKey": []}]
+
+
+def test_the_description_names_every_role_and_no_issue_number() -> None:
+    """``/docs`` shows the document's description: each role of the rights matrix is named in
+    it, and nothing in the document cites the project's issue tracker."""
+    from service_layer.operators.rights import ROLES
+
+    text = DOC.read_text(encoding="utf-8")
+    description = json.loads(text)["info"]["description"]
+    for role in ROLES:
+        assert f"`{role}`" in description, role
+    assert not re.search(r"\bissue \d", text)
+    assert "integer cents" in description

@@ -139,3 +139,47 @@ def test_the_same_bodies_written_plainly_go_through() -> None:
     api.ok("dealer", "/round/start")
     api.ok("dealer", "/round/bet", {"player_id": "ana", "amount": 1000})
     api.ok("floor", "/round/void", {"reason": "card exposed — re-deal (floor: Zoë)"})
+
+
+@pytest.mark.parametrize(
+    ("path", "raw", "said"),
+    [
+        ("/round/bet", b'{"player_id": "ana", "amount": 25.00}', "25.00 would be 2500"),
+        ("/round/bet", b'{"player_id": "ana", "amount": 25.5}', "25.50 is sent as 2550"),
+        ("/round/bet", b'{"player_id": "ana", "amount": "2500"}', 'send 2500, not "2500"'),
+        (
+            "/rules",
+            b'{"rules": {"version": 2, "limits": {"min_bet": 10.0}}, "reason": "x"}',
+            "10.00 would be 1000",
+        ),
+    ],
+)
+def test_money_given_as_no_integer_is_told_amounts_are_integer_cents(
+    client_and_store: tuple[TestClient, Any, dict[str, str]], path: str, raw: bytes, said: str
+) -> None:
+    client, store, tokens = client_and_store
+    before = len(store.read_all())
+    role = "floor" if path == "/rules" else "dealer"
+    response = client.post(
+        f"/tables/{TABLE}{path}",
+        content=raw,
+        headers={"Authorization": f"Bearer {tokens[role]}", "Idempotency-Key": "k-1", **JSON},
+    )
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert "amounts are integer cents (minor units)" in body["message"] and said in body["message"]
+    assert body["detail"][0]["msg"] in body["message"]
+    assert len(store.read_all()) == before
+
+
+def test_a_count_that_is_no_integer_keeps_pydantics_words(
+    client_and_store: tuple[TestClient, Any, dict[str, str]],
+) -> None:
+    """Only money is told about cents: a seat given as a float is another integer."""
+    client, _, tokens = client_and_store
+    response = client.post(
+        f"/tables/{TABLE}/seat",
+        content=b'{"seat": 2.0, "player_id": "cy"}',
+        headers={"Authorization": f"Bearer {tokens['dealer']}", "Idempotency-Key": "k-2", **JSON},
+    )
+    assert response.status_code == 422 and "cents" not in response.json()["message"]
