@@ -91,7 +91,8 @@ def test_the_identity_of_the_running_code_and_of_a_checkout(paigow: Run, tmp_pat
     assert computed["root"] == str(release)
     # What a regulator runs on a clean checkout, with coreutils only (docs/audit.md).
     recipe = (
-        "{ find adapters audit eventlog migrations table_core -type f ! -name '*.pyc' "
+        "{ find adapters audit entrypoints eventlog migrations service_layer table_core -type f "
+        "! -name '*.pyc' "
         "! -name '*.pyo' ! -path '*/__pycache__/*' -print0; "
         "printf 'requirements/runtime.lock\\0'; } "
         "| LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum"
