@@ -19,9 +19,17 @@ import json
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from entrypoints.simulation import STRATEGIES, Session, SessionSettings, Tally, quiet_collector
+from table_core.house_ways import BUILT_IN
+
+if TYPE_CHECKING:
+    from entrypoints.simulation import SessionSettings
+
+# The simulator (the service, the store) is imported when a session is played: `paigow --help`
+# and every other command list this one without loading it.
+#: ``entrypoints.simulation.STRATEGIES``, which the session checks again.
+STRATEGIES = ("house_way", "dealer", *BUILT_IN)
 
 #: Rounds a transaction by default (group commit; docs/simulate.md, "Durability").
 COMMIT_ROUNDS = 10
@@ -92,6 +100,7 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
     from entrypoints.cli.progress import Progress
+    from entrypoints.simulation import Session, Tally, quiet_collector
 
     configure_logging(level="info" if args.verbose else "warning")
     try:
@@ -151,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _session_settings(args: argparse.Namespace) -> SessionSettings:
+    from entrypoints.simulation import SessionSettings
+
     return SessionSettings(
         rounds=args.rounds,
         players=args.players,
