@@ -247,15 +247,18 @@ def write_report(report: Any, form: str) -> None:
         for finding in report.findings:
             out.write(f"{finding}\n")
         from entrypoints.cli.render import money as amount
+        from entrypoints.cli.render import signed_money as signed
 
         for money in report.money:
-            # Money as money, and each word in its casino meaning (issue 18): the chips still in
-            # the players' hands are no "hold" (a hold is a win over a drop).
+            # Money as money, each word in its casino meaning and as `paigow report` says it
+            # (docs/projections.md, "The words for money"): the game win is the report's, the
+            # house result the part of it before commission.
             out.write(
                 f"money: table {money.table_id}: {len(money.players)} players bought in "
                 f"{amount(money.bought_in)}, cashed out {amount(money.cashed_out)}, still in "
-                f"players' hands {amount(money.balances)}; the house's result "
-                f"{amount(money.house_result)}, commission {amount(money.commission)}\n"
+                f"players' hands {amount(money.balances)}; game win {signed(money.game_win)} = "
+                f"house result {signed(money.house_result)} + commission "
+                f"{amount(money.commission)}\n"
             )
         out.write(report.summary() + "\n")  # it says where the key came from, once
 
