@@ -291,3 +291,20 @@ def test_errors_are_one_line_and_exit_2(paigow: Run, evening: str) -> None:
     assert no_round.stderr == "paigow: table PG-7 has no round 99\n"
     bad_day = paigow("report", "--db", evening, "--day", "14/03/2026")
     assert bad_day.returncode == 2 and "--day is YYYY-MM-DD" in bad_day.stderr
+
+
+def test_a_books_day_whose_inventory_win_is_not_its_game_win_says_why_in_one_line() -> None:
+    """The scripted books day (tests/integration/projections/books_day.py): the closer is 0.50
+    short of the tray the events give, so the inventory win is 0.50 below the game win."""
+    from entrypoints.cli.commands.report import _human
+    from tests.integration.projections import books_day
+
+    report = {"gaming_day": "2026-03-14", "cutoff": "06:00", "timezone": "UTC", "position": 1}
+    report["accounting"] = [books_day.ACCOUNTING]
+    out = " ".join(_human(report, ("accounting",), width=100).split())
+    assert (
+        "PG-7 2026-03-14: inventory win − game win = -0.50: the closer's variance -0.50 (the tray "
+        "counted against the tray the events give) + the drop's 0.00 (the count against the "
+        "buy-ins)"
+    ) in out
+    assert "the counts do not explain" not in out and "books day (opener to closer)" not in out
