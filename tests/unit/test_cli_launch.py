@@ -9,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from entrypoints.cli.launch import cache_dir
+import pytest
+
+from entrypoints.cli.launch import cache_bytecode, cache_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("table_core", "eventlog", "service_layer", "entrypoints", "adapters", "audit")
@@ -22,6 +24,21 @@ def test_the_cache_is_the_given_prefix_else_the_users_cache_folder() -> None:
     assert cache_dir({"PYTHONPYCACHEPREFIX": ""}) == os.path.join(
         os.path.expanduser("~"), ".cache", "paigow", "pycache"
     )
+
+
+def test_a_cache_folder_that_cannot_be_written_leaves_pythons_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # no folder can be made under a file
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    cache_bytecode()
+    assert (sys.pycache_prefix, sys.dont_write_bytecode) == (None, True)
+    assert os.environ["PYTHONDONTWRITEBYTECODE"] == "1"
 
 
 def test_the_console_script_writes_bytecode_to_the_cache_and_none_in_the_tree(
