@@ -98,6 +98,11 @@ class TableMoney:
     def balances(self) -> int:
         return sum(p.balance for p in self.players)
 
+    @property
+    def game_win(self) -> int:
+        """The house's whole result: ``house_result`` (before commission) + ``commission``."""
+        return self.house_result + self.commission
+
 
 @dataclass
 class AuditReport:
@@ -208,6 +213,7 @@ class AuditReport:
                     "commission": m.commission,
                     "meter": m.meter,
                     "players": [asdict(p) for p in m.players],
+                    "game_win": m.game_win,
                 }
                 for m in self.money
             ],

@@ -31,7 +31,7 @@ import multiprocessing
 import pickle
 import queue
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,14 +244,20 @@ class TablesInProcesses:
             self.received.append(message)
             return
 
-    def finish(self) -> TablesResult:
+    def finish(self, progress: Callable[[int], None] | None = None) -> TablesResult:
+        """Every range's result, once the workers are done (``progress``: ranges done of
+        ``self.ranges``, as they come in)."""
         for stream, route in self.routes.items():
             self._send(route, stream)
             self.inboxes[route.worker].put(("end", stream, route.number, None))
         for inbox in self.inboxes:
             inbox.put(("stop",))
         while len(self.received) < self.ranges:
+            if progress is not None:
+                progress(len(self.received))
             self._collect(block=True)
+        if progress is not None:
+            progress(len(self.received))
         for worker in self.workers:
             worker.join()
         return _merge(list(self.routes), self.received)

@@ -37,6 +37,8 @@ from eventlog.system_events import SYSTEM_STREAM, parse_system_event
 from table_core.ports import Upcasters
 
 Progress = Callable[[int], None]
+#: ``stage(label, total)`` starts the work's next stage and returns its progress callback.
+Stage = Callable[[str, int], Progress]
 _PROGRESS_EVERY = 4096
 
 
@@ -66,6 +68,7 @@ def verify_log(
     allow_unsealed_tail: bool = False,
     witness: Iterable[Sequence[Any]] = (),
     range_rows: int = RANGE_ROWS,
+    stage: Stage | None = None,
 ) -> AuditReport:
     """Audit every row of ``source``; the report holds every finding, in position order.
 
@@ -74,6 +77,9 @@ def verify_log(
     same. Every event must be sealed by a checkpoint that holds
     (``audit.seal``; ``allow_unsealed_tail`` accepts rounds still in progress at the end), and
     every ``witness`` entry (position, head, signed_at, key_id, signature) must agree with the log.
+
+    ``progress(n)`` follows the rows read; ``stage`` (when given) then follows the workers'
+    ranges still being re-derived when the last row has been read.
     """
     started = time.perf_counter()
     integrity = Integrity(
@@ -92,17 +98,21 @@ def verify_log(
     duties = None if source.anchored else SystemDuties(clock)
     try:
         count = _pass(source, integrity, tables, table, progress, seal, clock, duties)
+        if progress is not None:
+            progress(count)
         integrity.finish()
         sealing, tail = _sealing(integrity, seal, integrity.checkpoints_total, allow_unsealed_tail)
         closing = source.after(integrity.heads)
         if source.sealed is not None:
             closing += source.sealed(integrity.key_in_force[0])
-        result = tables.finish()
+        if isinstance(tables, TablesInProcesses):
+            ranges = None if stage is None else stage("re-deriving ranges", tables.ranges)
+            result = tables.finish(ranges)
+        else:
+            result = tables.finish()
     finally:
         if isinstance(tables, TablesInProcesses):
             tables.close()
-    if progress is not None:
-        progress(count)
     findings = _pinpoint([*integrity.findings, *sealing, *closing], result.findings)
     if clock is not None:
         findings += clock.findings

@@ -13,7 +13,7 @@ The database is only read (the audit's read-only connection, ``audit.sources.con
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,9 +58,14 @@ class _LogFeed:
         return self.reader.events(rows)
 
 
-def check_projections(url: Any, day: GamingDay | None = None) -> list[Finding]:
+def check_projections(
+    url: Any,
+    day: GamingDay | None = None,
+    stage: Callable[[str, int], Callable[[int], None]] | None = None,
+) -> list[Finding]:
     """Every stored projection row that the events do not give, as findings (none stored: no
-    finding)."""
+    finding). ``stage(label, total)``: called once with the events to replay, it returns the
+    callback that follows them (``paigow audit verify``'s progress bar)."""
     connection, mark, _shown = connect(url)
     try:
         stored = _stored_positions(connection)
@@ -77,10 +82,14 @@ def check_projections(url: Any, day: GamingDay | None = None) -> list[Finding]:
             if until > 0:
                 groups.setdefault(until, []).append(projection)
         findings: list[Finding] = []
+        progress = None if stage is None else stage("checking projections", sum(groups))
+        done = 0
         for until, projections in sorted(groups.items()):
             feed = _LogFeed(connection, mark)
             try:
-                ProjectionRunner(feed, projections).catch_up(until=until)
+                follow = None if progress is None else _offset(progress, done)
+                ProjectionRunner(feed, projections).catch_up(follow, until=until)
+                done += until
                 for projection in projections:
                     findings += _compare(projection, connection, feed.engine, day)
             finally:
@@ -88,6 +97,11 @@ def check_projections(url: Any, day: GamingDay | None = None) -> list[Finding]:
         return findings
     finally:
         connection.close()
+
+
+def _offset(progress: Callable[[int], None], base: int) -> Callable[[int], None]:
+    """``progress`` of positions replayed after ``base`` already were (one replay a group)."""
+    return lambda position: progress(base + position)
 
 
 def _stored_positions(connection: Any) -> dict[str, int]:

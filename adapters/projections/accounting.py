@@ -9,13 +9,16 @@ the report, and changing them needs no rebuild. Every time zone's offset today i
 
 What counts where (docs/projections.md): a round counts on the gaming day of its settlement (or
 its void), when its result is known; every figure of one settlement carries that command's time.
-- ``drop``: the players' main wagers settled (the house hand's own wager excluded; wagers returned
-  for "no action" or by a void never played);
+- ``handle``: the players' main wagers settled (the house hand's own wager excluded; wagers
+  returned for "no action" or by a void never played); ``drop``: the drop box's cash and markers
+  (``books.py``: counted once counted, else recorded);
 - ``main_result``: the house's result on main wagers before commission (the bank's result when the
   dealer banks; its co-bank share and the house hand's result when a player banks);
-- ``win`` = main_result + commission; ``hold %`` = win / drop;
-- side bets per bet: handle (the amounts wagered), bets, the house's result (−payouts); Envy
-  bonuses are the house's cost of Fortune, shown apart and taken off the side-bet win.
+- ``main_win`` (alias ``win``) = main_result + commission; ``game_win`` = main win + side win;
+  ``hold_pct`` = inventory win / drop (game win / drop before the closer), ``game_hold_pct`` =
+  game win / drop (docs/projections.md, "The words for money");
+- side bets per bet: handle (the amounts wagered), bets, the house's side result (−payouts); Envy
+  bonuses are the house's cost of Fortune, shown apart and taken off the side win.
 """
 
 from __future__ import annotations
@@ -138,8 +141,15 @@ ACCOUNTING_COLUMNS = (
     "side_hold_pct",
     "total_win",
     *BOOK_COLUMNS,
+    # Added under the vocabulary's names (docs/projections.md, "The words for money"): ``win``
+    # stays, the same figure, as ``main_win``'s alias.
+    "main_win",
+    "game_hold_pct",
 )
-SIDE_BET_COLUMNS = ("table_id", "gaming_day", "bet", "bets", "handle", "result", "hold_pct")
+SIDE_BET_COLUMNS = (
+    *("table_id", "gaming_day", "bet", "bets", "handle", "result", "hold_pct"),
+    "side_result",  # = result: the vocabulary's name
+)
 _SUMS = (
     "rounds_played",
     "rounds_voided",
@@ -246,6 +256,8 @@ def daily(
                 "side_hold_pct": percent(side_win, handle),
                 "total_win": win + side_win,
                 **{key: book[key] for key in BOOK_COLUMNS},
+                "main_win": win,
+                "game_hold_pct": percent(book["game_win"], book["drop"]),
             }
         )
     side_rows = [
@@ -257,6 +269,7 @@ def daily(
             "handle": v["handle"],
             "result": v["result"],
             "hold_pct": percent(v["result"], v["handle"]),
+            "side_result": v["result"],
         }
         for (table, on, bet), v in sorted(side.items(), key=lambda i: (i[0][1], i[0][0], i[0][2]))
     ]

@@ -196,6 +196,10 @@ HOUSE_COLUMNS = (
     "meter_seeded",
     "meter_from_players",
     "rounds_settled",
+    # The vocabulary's names (docs/projections.md): the table state's and the audit's house result
+    # (before commission), and the game win (= total_result).
+    "house_result",
+    "game_win",
 )
 
 
@@ -228,9 +232,8 @@ def house(tx: Tx, table_id: str | None = None) -> list[dict[str, Any]]:
     out = []
     for found in rows:
         row = dict(zip(stored, found, strict=True))
-        row["total_result"] = (
-            row["main_result"] + row["commission"] + row["side_result"] - row["envy_paid"]
-        )
+        row["house_result"] = row["main_result"] + row["side_result"] - row["envy_paid"]
+        row["total_result"] = row["game_win"] = row["house_result"] + row["commission"]
         row["meter_from_players"] = row["meter"] - row["meter_seeded"]
         out.append({name: row[name] for name in HOUSE_COLUMNS})
     return out

@@ -17,6 +17,7 @@ import os
 import pkgutil
 import re
 import sys
+import time
 import traceback
 from importlib import import_module
 from typing import Any, NoReturn
@@ -86,11 +87,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, started: float | None = None) -> int:
+    """Run the command ``argv`` names (default: the process's arguments). ``started``: when the
+    process began (``time.perf_counter()``; the console script's launcher, ``launch.py``, passes
+    it), else now: commands that print their time (``audit verify``) count from there."""
+    started = time.perf_counter() if started is None else started
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    args.started = started
     try:
         status: int = args.handler(args)
     except (DomainError, StoreError) as error:
@@ -134,5 +140,5 @@ def _unexpected(args: argparse.Namespace, error: Exception) -> int:
     return _one_line(args, f"unexpected {type(error).__name__}: {reason}{hint}", 1)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # `python -m entrypoints.cli.launch` caches bytecode as well
     sys.exit(main())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -16,9 +17,9 @@ if TYPE_CHECKING:
 
 
 class Progress:
-    """``update(done)`` as the work goes, ``close()`` at the end; ``enabled = False`` (``--quiet``)
-    before the first update keeps it silent. The bar starts on the first update, so a disabled one
-    costs one attribute check per call."""
+    """``update(done)`` as the work goes, ``stage(label, total)`` between stages, ``close()`` at
+    the end; ``enabled = False`` (``--quiet``) before the first update keeps it silent. The bar
+    starts on the first update, so a disabled one costs one attribute check per call."""
 
     def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
         self.total = max(total, 1)
@@ -48,6 +49,18 @@ class Progress:
         bar = self._bar or self._start()
         assert self._task is not None
         bar.update(self._task, completed=min(done, self.total))
+
+    def stage(self, label: str, total: int) -> Callable[[int], None]:
+        """The work's next stage: the current line is left complete and a new one, ``label`` out
+        of ``total``, counts from 0 (``audit verify``: reading the log, then the workers'
+        last rounds, then the projections). Returns :meth:`update`, for the new stage."""
+        if self.enabled and self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=self.total)
+        self.label = label
+        self.total = max(total, 1)
+        if self.enabled and self._bar is not None:
+            self._task = self._bar.add_task(label, total=self.total)
+        return self.update
 
     def close(self) -> None:
         if not self.enabled:

@@ -25,8 +25,9 @@ Cell = Callable[[Any], str]
 #: (header, key, format): the column's header, the row's key and how a value is shown.
 Column = tuple[str, str, Cell]
 
-#: The width of the text written to a pipe or a file (a terminal's own width is used otherwise).
-PIPE_WIDTH = 120
+#: The width of the text written to a pipe or a file when ``COLUMNS`` does not say (a terminal's
+#: own width is used otherwise).
+PIPE_WIDTH = 100
 #: A text column's share of the width when cutting a table: wider text wraps inside its column.
 _TEXT_COLUMN_MOST = 28
 #: What a column costs beside its cells: the padding and the separator between columns.

@@ -7,12 +7,14 @@ banks a round (R-BANK-5):
 - ``handle``: the players' main wagers settled (= ``main_handle``); ``side_handle``: side bets.
 - ``main_result``: the house's result on main wagers before commission (its banker share where
   the dealer banks, R-PAY-1; the house hand and any co-bank share where a player banks, R-BANK-2).
-- ``commission`` (R-PAY-2, R-BANK-4); ``win`` = main_result + commission.
+- ``commission`` (R-PAY-2, R-BANK-4); ``main_win`` (alias ``win``) = main_result + commission.
 - ``side_result`` (−payouts), ``envy_paid``, ``side_win`` = side_result − envy_paid;
-  ``total_win`` = win + side_win (= ``game_win`` and ``house_win``: the house's whole result).
+  ``game_win`` = main win + side win (aliases ``total_win`` and ``house_win``: the house's whole
+  result); ``house_result`` = game win − commission (the table state's and the audit's).
 - The books: ``opener``, ``fills``, ``credits``, ``closer``, the ``drop`` (cash + markers: as
   counted once the count is recorded, else as bought in), ``inventory_win`` = closer + credits +
-  drop − opener − fills; ``hold_pct`` = inventory win / drop (the game win before the closer).
+  drop − opener − fills; ``hold_pct`` = inventory win / drop (the game win before the closer);
+  ``game_hold_pct`` = game win / drop.
 - ``player_wagers``: the results of the players' main wagers; ``player_banks``: player banks.
 """
 
@@ -93,6 +95,7 @@ class Tally:
             "game_win": self.total_win,
             "win_variance": None if inventory is None else inventory - self.total_win,
             "hold_pct": percent(self.total_win if inventory is None else inventory, drop),
+            "game_hold_pct": percent(self.total_win, drop),
         }
 
     def frequencies(self) -> dict[str, float]:
@@ -115,6 +118,7 @@ class Tally:
             "main_result": self.main_result,
             "commission": self.commission,
             "win": self.win,
+            "main_win": self.win,
             "side_bets": self.side_bets,
             "side_handle": self.side_handle,
             "side_result": self.side_result,
@@ -123,6 +127,7 @@ class Tally:
             "side_hold_pct": percent(side_win, self.side_handle),
             "total_win": self.total_win,
             "house_win": self.total_win,
+            "house_result": self.total_win - self.commission,
             **self.book_figures(),
             "player_wagers": dict(self.results),
             "player_frequencies": {k: round(v, 6) for k, v in self.frequencies().items()},

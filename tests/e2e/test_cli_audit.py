@@ -14,6 +14,8 @@ import pytest
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
 from adapters.store import open_store
+from entrypoints.cli.render import money as amount
+from entrypoints.cli.render import signed_money
 from entrypoints.simulation.mixed_session import Session
 from service_layer.service import TableService
 from tests.integration.audit.tamper import Forger
@@ -54,9 +56,31 @@ def test_a_clean_night_verifies_with_status_0_and_a_summary_line(paigow: Run, ni
     assert "12 rounds re-derived" in out[-1]
     assert "signatures checked with key" in out[-1]
     # No key was given: the one beside the database was used, and the result says so (issue 17).
+    # Once: the summary says it, no other line repeats it.
     assert "(key taken from beside the database: not an independent check)" in out[-1]
-    assert out[-2] == "note: key taken from beside the database: not an independent check"
-    assert [line for line in out if line.startswith("money: table ")] == out[:-2]
+    assert done.stdout.count("not an independent check") == 1
+    assert [line for line in out if line.startswith("money: table ")] == out[:-1]
+
+
+def test_the_audits_game_win_is_the_reports(paigow: Run, night: Path) -> None:
+    """One word a figure (docs/projections.md, "The words for money"): each table's game win on
+    the audit's money line is the report's, and the house result beside it is that win before
+    commission, said so on the line."""
+    done = paigow("audit", "verify", "--db", "sqlite:///night.db", "--format", "json")
+    audited = {m["table_id"]: m for m in json.loads(done.stdout.splitlines()[-1])["money"]}
+    text = paigow("audit", "verify", "--db", "sqlite:///night.db").stdout
+    house = paigow("report", "--db", "sqlite:///night.db", "--view", "house", "--format", "json")
+    reported = {row["table_id"]: row for row in json.loads(house.stdout)["house"]}
+    assert audited and set(audited) == set(reported)
+    for table, money in audited.items():
+        assert money["game_win"] == reported[table]["game_win"] == reported[table]["total_result"]
+        assert money["house_result"] == reported[table]["house_result"]
+        assert money["game_win"] == money["house_result"] + money["commission"]
+        line = next(line for line in text.splitlines() if line.startswith(f"money: table {table}:"))
+        assert line.endswith(
+            f"; game win {signed_money(money['game_win'])} = house result "
+            f"{signed_money(money['house_result'])} + commission {amount(money['commission'])}"
+        )
 
 
 def test_a_changed_commission_exits_1_and_says_where_in_words(paigow: Run, night: Path) -> None:

@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import subprocess
+import time
 from pathlib import Path
 
 from .conftest import PAIGOW
@@ -15,8 +16,14 @@ from .conftest import PAIGOW
 def _simulate_on_a_terminal(tmp_path: Path, *args: str) -> tuple[str, str]:
     """Standard error on a pseudo-terminal, standard output in a pipe, as a person piping the
     JSON to a file would run it."""
-    command = [str(PAIGOW), "simulate", "--db", "sqlite:///sim.db", "--rounds", "30"]
-    command += ["--seed", "1", "--commit-rounds", "5", "--format", "json", *args]
+    command = ["simulate", "--db", "sqlite:///sim.db", "--rounds", "30"]
+    return _on_a_terminal(
+        tmp_path, *command, "--seed", "1", "--commit-rounds", "5", "--format", "json", *args
+    )
+
+
+def _on_a_terminal(tmp_path: Path, *args: str) -> tuple[str, str]:
+    command = [str(PAIGOW), *args]
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(
@@ -58,3 +65,29 @@ def test_quiet_shows_no_bar_even_on_a_terminal(tmp_path: Path) -> None:
     stdout, stderr = _simulate_on_a_terminal(tmp_path, "--quiet")
     assert json.loads(stdout)["rounds"] == 30
     assert stderr == ""
+
+
+def test_audit_verify_shows_its_closing_stages_and_prints_its_wall_time(tmp_path: Path) -> None:
+    """After the log's rows: the rounds the workers still re-derive, then the projections rebuilt
+    and compared, each a line of its own (no silent stretch at 100 %); the summary's time is the
+    command's wall time, and the key's provenance is said once."""
+    _simulate_on_a_terminal(tmp_path)
+    reported = subprocess.run(
+        [str(PAIGOW), "report", "--db", "sqlite:///sim.db", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
+    assert reported.returncode == 0, reported.stderr  # the projections stored: checked next
+    started = time.perf_counter()
+    stdout, stderr = _on_a_terminal(
+        tmp_path, "audit", "verify", "--db", "sqlite:///sim.db", "--jobs", "2", "--range-rows", "50"
+    )
+    wall = time.perf_counter() - started
+    assert "audit verify" in stderr and "re-deriving ranges" in stderr
+    assert "checking projections" in stderr
+    summary = stdout.splitlines()[-1]
+    assert summary.startswith("audit OK: ")
+    printed = float(summary.rsplit(", ", 1)[-1].removesuffix(" s"))
+    assert 0.5 * wall <= printed <= wall + 0.1
+    assert stdout.count("not an independent check") == 1

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -118,11 +119,11 @@ def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) ->
     assert max(len(line) for line in out.splitlines()) <= _width()  # fits a pipe's width
     accounting = _sections(out, "Table accounting")
     assert accounting, out
-    # table, gaming day, rounds, voided, hands, push %, handle, drop, win, hold %, commission,
-    # side handle, side win, total win (and the books' columns, empty: no opener at this table).
-    # The drop is the buy-ins (1,000.00, recorded without a medium: cash); hold % is the game win
-    # -84.50 over it (issue 18's correction: the wagers' 150.01 are the handle).
-    assert _row(accounting, "PG-7", "2026-03-14")[:14] == [
+    # table, gaming day, rounds, voided, hands, push %, handle, drop, commission, main win,
+    # side handle, side win, game win, game hold % (the books' columns empty: no opener at this
+    # table), hold %. The drop is the buy-ins (1,000.00, recorded without a medium: cash); with
+    # no inventory, hold % is the game win -84.50 over it (the wagers' 150.01 are the handle).
+    assert _row(accounting, "PG-7", "2026-03-14") == [
         "PG-7",
         "2026-03-14",
         "3",
@@ -131,13 +132,22 @@ def test_the_report_for_people_is_a_readable_table(paigow: Run, evening: str) ->
         "14.29%",
         "150.01",
         "1,000.00",
-        "-64.50",
-        "-8.45%",
         "5.50",
+        "-64.50",
         "5.00",
         "-20.00",
         "-84.50",
+        "-8.45%",
+        "-8.45%",
     ]
+    # Each win is named once, and the report says how they make one another.
+    said = " ".join(out.split())
+    assert "main win = main result + commission; side win = side result − Envy paid" in said
+    assert "game win = main win + side win; game hold % = game win / drop" in said
+    assert "hold % = inventory win / drop (until the closer: game win / drop)" in said
+    house = _sections(out, "The house, since each table opened")
+    # main result, side result, Envy paid, house result (the audit's), commission, game win
+    assert _row(house, "PG-7")[1:7] == ["-70.00", "-15.00", "5.00", "-90.00", "5.50", "-84.50"]
     players = _sections(out, "Player bankrolls")
     # table, seat, player, balance, in play, bought in, cashed out, main, side, commission,
     # as banker, banker comm., net, hands, banked
@@ -172,10 +182,53 @@ def test_the_report_for_people_is_cut_to_fit_a_narrow_terminal(paigow: Run, even
     assert max(len(line) for line in out.splitlines()) <= 60
     accounting = _sections(out, "Table accounting")
     assert len(accounting) > 1
-    assert _row(accounting, "PG-7", "2026-03-14")[2:14] == [
-        "3", "1", "7", "14.29%", "150.01", "1,000.00", "-64.50", "-8.45%", "5.50", "5.00",
-        "-20.00", "-84.50",
+    assert _row(accounting, "PG-7", "2026-03-14")[2:] == [
+        "3", "1", "7", "14.29%", "150.01", "1,000.00", "5.50", "-64.50", "5.00", "-20.00",
+        "-84.50", "-8.45%", "-8.45%",
     ]  # fmt: skip
+
+
+def test_every_day_for_people_is_a_summary_and_the_long_views_are_asked_for(
+    paigow: Run, evening: str
+) -> None:
+    """``--day all`` prints one row per table and gaming day; the accounting view's every figure,
+    players, the bank's offers… by name (``--view``), and ``--view all`` as before."""
+    done = paigow("report", "--db", evening, "--day", "all", "--tz", "UTC")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("Every gaming day (cut-off 06:00 UTC)")
+    (summary,) = _sections(out, "Books by gaming day")
+    # rounds, handle, drop, game win, game hold %, (inventory win: no books), hold %
+    assert _row([summary], "PG-7", "2026-03-14")[2:] == [
+        "3", "150.01", "1,000.00", "-84.50", "-8.45%", "-8.45%",
+    ]  # fmt: skip
+    assert "Bank offers" not in out and "Player bankrolls" not in out
+    assert "--view accounting" in out and len(out.splitlines()) < 20
+    every = paigow("report", "--db", evening, "--day", "all", "--view", "all")
+    assert "Bank offers" in every.stdout and "Table accounting" in every.stdout
+    accounting = paigow("report", "--db", evening, "--day", "all", "--view", "accounting")
+    assert _sections(accounting.stdout, "Table accounting")
+    assert "Books by gaming day" not in accounting.stdout
+    as_json = paigow("report", "--db", evening, "--day", "all", "--format", "json")
+    assert set(json.loads(as_json.stdout)) >= {"accounting", "offers", "players"}  # as it was
+
+
+def test_a_pipe_gets_columns_width_else_100(evening: str, tmp_path: Path) -> None:
+    from .conftest import PAIGOW
+
+    command = [str(PAIGOW), "report", "--db", evening, "--day", "2026-03-14"]
+    widths = {}
+    for columns in ("72", None):
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        if columns is not None:
+            env["COLUMNS"] = columns
+        done = subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        widths[columns] = max(len(line) for line in done.stdout.splitlines())
+    assert 60 < widths["72"] <= 72
+    assert 72 < widths[None] <= 100
 
 
 def test_recall_of_one_round_for_people(paigow: Run, evening: str) -> None:
@@ -238,3 +291,20 @@ def test_errors_are_one_line_and_exit_2(paigow: Run, evening: str) -> None:
     assert no_round.stderr == "paigow: table PG-7 has no round 99\n"
     bad_day = paigow("report", "--db", evening, "--day", "14/03/2026")
     assert bad_day.returncode == 2 and "--day is YYYY-MM-DD" in bad_day.stderr
+
+
+def test_a_books_day_whose_inventory_win_is_not_its_game_win_says_why_in_one_line() -> None:
+    """The scripted books day (tests/integration/projections/books_day.py): the closer is 0.50
+    short of the tray the events give, so the inventory win is 0.50 below the game win."""
+    from entrypoints.cli.commands.report import _human
+    from tests.integration.projections import books_day
+
+    report = {"gaming_day": "2026-03-14", "cutoff": "06:00", "timezone": "UTC", "position": 1}
+    report["accounting"] = [books_day.ACCOUNTING]
+    out = " ".join(_human(report, ("accounting",), width=100).split())
+    assert (
+        "PG-7 2026-03-14: inventory win − game win = -0.50: the closer's variance -0.50 (the tray "
+        "counted against the tray the events give) + the drop's 0.00 (the count against the "
+        "buy-ins)"
+    ) in out
+    assert "the counts do not explain" not in out and "books day (opener to closer)" not in out

@@ -237,7 +237,7 @@ def test_simulate_and_report_give_the_same_books_in_the_same_words(paigow: Run) 
         "side_handle", "side_result", "envy_paid", "side_win", "side_hold_pct", "total_win",
         "hands", "pushes", "push_rate_pct", "opener", "fills", "credits", "closer",
         "closer_variance", "drop_recorded", "drop_counted", "cash", "markers", "inventory_win",
-        "game_win", "win_variance",
+        "game_win", "win_variance", "main_win", "game_hold_pct",
     ]  # fmt: skip
     assert {k: figures[k] for k in shared} == {k: row[k] for k in shared}
     assert (row["rounds_played"], row["books"]) == (figures["rounds"], "counted")
@@ -248,19 +248,28 @@ def test_simulate_and_report_give_the_same_books_in_the_same_words(paigow: Run) 
     for header in (
         "handle",
         "drop",
-        "win",
-        "hold %",
         "commission",
+        "main win",
         "side handle",
         "side win",
-        "total win",
+        "game win",
+        "game hold %",
         "opener",
         "fills",
         "credits",
         "closer",
         "inventory win",
+        "hold %",
     ):
         assert header in words, header  # fmt: skip
+    # One word a figure: no bare "win" or "total win" beside the hold (docs/projections.md).
+    assert "win" not in words and "total win" not in words
+    lines = dict(line.split("  ", 1) for line in human.stdout.splitlines())
+    assert lines["main win"].strip().endswith("+ commission)")
+    assert lines["game win"].strip().endswith("(main win + side win)")
+    assert lines["hold %"].strip().endswith("(inventory win / drop)")
+    assert "= game win)" in lines["inventory win"]  # a counted day: no variance to explain
+    assert figures["house_result"] == figures["game_win"] - figures["commission"]
     assert "house win (main + side)" not in human.stdout
     rated = paigow("ratings", "--player", "ana-SIM-1", "--day", figures["gaming_day"],
                    "--format", "json")  # fmt: skip

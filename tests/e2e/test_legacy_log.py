@@ -2,7 +2,9 @@
 it did then, hash for hash: stored bytes and hashes are a contract with every casino's archive.
 
 The fixture was made once with ``paigow simulate --seed 1 --rounds 200 --players 6 --fortune`` on
-the code of that day; ``golden_*`` are that code's outputs on a copy of it.
+the code of that day; ``golden_*`` are that code's outputs on a copy of it, with the keys added
+since (JSON keys and CSV columns are added at the end, never renamed or removed: every figure that
+code gave is still there, unchanged).
 """
 
 from __future__ import annotations

@@ -29,9 +29,9 @@ import argparse
 import json
 import os
 import sys
+import time
 from typing import Any
 
-from audit.findings import BESIDE
 from entrypoints.cli.audit_follow import register_follow
 from entrypoints.cli.audit_settings import audit_database, public_key_setting
 from entrypoints.cli.progress import Progress
@@ -181,6 +181,7 @@ def _usage(message: str) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     from audit.bundle import open_bundle
     from audit.sources import open_database
     from audit.verify import verify_log
@@ -201,28 +202,36 @@ def run_verify(args: argparse.Namespace) -> int:
         )
     # A bundle audits the scope it was exported for, unless the command line narrows it.
     scope = (source.manifest or {}).get("scope") or {}
+    # One bar, a line a stage: the log's rows, the rounds the workers still re-derive once the
+    # last row is read, then the projections rebuilt and compared (no silent stretch at 100 %).
     bar = Progress(source.total or 0, "audit verify")
     try:
-        report = verify_log(
-            source,
-            table=args.table or scope.get("table"),
-            first_round=args.from_round or scope.get("from_round"),
-            last_round=args.to_round or scope.get("to_round"),
-            progress=bar.update,
-            jobs=args.jobs if args.jobs is not None else default_jobs(),
-            allow_unsealed_tail=args.allow_unsealed_tail,
-            witness=witness,
-            **({"range_rows": args.range_rows} if args.range_rows else {}),
-        )
+        try:
+            report = verify_log(
+                source,
+                table=args.table or scope.get("table"),
+                first_round=args.from_round or scope.get("from_round"),
+                last_round=args.to_round or scope.get("to_round"),
+                progress=bar.update,
+                jobs=args.jobs if args.jobs is not None else default_jobs(),
+                allow_unsealed_tail=args.allow_unsealed_tail,
+                witness=witness,
+                stage=bar.stage,
+                **({"range_rows": args.range_rows} if args.range_rows else {}),
+            )
+        finally:
+            source.close()
+        if url is not None:
+            from service_layer.projection_check import check_projections
+
+            report.findings = sorted(
+                [*report.findings, *check_projections(url, stage=bar.stage)],
+                key=lambda f: f.sort_key(),
+            )
     finally:
         bar.close()
-        source.close()
-    if url is not None:
-        from service_layer.projection_check import check_projections
-
-        report.findings = sorted(
-            [*report.findings, *check_projections(url)], key=lambda f: f.sort_key()
-        )
+    # The command's wall time, from the process's start (``launch.py``) to its verdict.
+    report.seconds = time.perf_counter() - getattr(args, "started", started)
     write_report(report, args.format)
     return 0 if report.ok else 1
 
@@ -238,19 +247,20 @@ def write_report(report: Any, form: str) -> None:
         for finding in report.findings:
             out.write(f"{finding}\n")
         from entrypoints.cli.render import money as amount
+        from entrypoints.cli.render import signed_money as signed
 
         for money in report.money:
-            # Money as money, and each word in its casino meaning (issue 18): the chips still in
-            # the players' hands are no "hold" (a hold is a win over a drop).
+            # Money as money, each word in its casino meaning and as `paigow report` says it
+            # (docs/projections.md, "The words for money"): the game win is the report's, the
+            # house result the part of it before commission.
             out.write(
                 f"money: table {money.table_id}: {len(money.players)} players bought in "
                 f"{amount(money.bought_in)}, cashed out {amount(money.cashed_out)}, still in "
-                f"players' hands {amount(money.balances)}; the house's result "
-                f"{amount(money.house_result)}, commission {amount(money.commission)}\n"
+                f"players' hands {amount(money.balances)}; game win {signed(money.game_win)} = "
+                f"house result {signed(money.house_result)} + commission "
+                f"{amount(money.commission)}\n"
             )
-        if report.key_beside_database:
-            out.write(f"note: {BESIDE}\n")
-        out.write(report.summary() + "\n")
+        out.write(report.summary() + "\n")  # it says where the key came from, once
 
 
 def run_witness(args: argparse.Namespace) -> int:

@@ -29,6 +29,7 @@ from table_core.errors import DomainError
 
 VIEW_CHOICES = (
     "all",
+    "summary",
     "accounting",
     "side_bets",
     "players",
@@ -52,7 +53,14 @@ def register(subparsers: Any) -> None:
         metavar="YYYY-MM-DD",
         help="the gaming day: a date, 'today' (default, by the clock) or 'all'",
     )
-    parser.add_argument("--view", choices=VIEW_CHOICES, help="default: all (csv: accounting)")
+    parser.add_argument(
+        "--view",
+        choices=VIEW_CHOICES,
+        help="what to show: summary (one row per table and gaming day: the default for people "
+        "with --day all), accounting (every figure of the books), side_bets, players, house, "
+        "rotation, eligibility, offers (every offer of the bank), rollup, or all (every view "
+        "but rollup: the default for one day and for JSON; CSV: accounting)",
+    )
     parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
     parser.add_argument(
         "--tz", metavar="ZONE", help="the casino's time zone (default $PAIGOW_TZ, else UTC)"
@@ -95,10 +103,12 @@ def run_report(args: argparse.Namespace) -> int:
     settings = load_settings()
     gaming_day = settings.gaming_day(args.tz, args.cutoff)
     day = _day(args.day, gaming_day)
-    view = args.view or ("accounting" if args.format == "csv" else "all")
+    view = args.view or _default_view(args.format, day)
     if args.format == "csv" and view == "all":
         raise DomainError("CSV holds one view: choose one with --view")
     views = VIEWS if view == "all" else (view,)
+    if view == "summary" and args.format != "table":
+        views = ("accounting",)  # the summary's figures are the accounting view's, in JSON and CSV
     try:
         pits = settings.pit_of()
     except ValueError as error:
@@ -118,12 +128,22 @@ def run_report(args: argparse.Namespace) -> int:
             gaming_day,
             day=day,
             table_id=args.table,
-            views=views,
+            views=tuple("accounting" if v == "summary" else v for v in views),
             catch_up=False,
             pits=pits,
         )
     sys.stdout.write(render(report, views, args.format))
     return 0
+
+
+def _default_view(fmt: str, day: date | None) -> str:
+    """CSV: accounting; people asking for every day: the summary (one row per table and day: the
+    long views, every bank offer among them, by name with ``--view``); otherwise every view."""
+    if fmt == "csv":
+        return "accounting"
+    if fmt == "table" and day is None:
+        return "summary"
+    return "all"
 
 
 def _verified(url: str, gaming_day: Any) -> bool:
@@ -183,21 +203,108 @@ def render(report: dict[str, Any], views: tuple[str, ...], fmt: str) -> str:
 def _human(report: dict[str, Any], views: tuple[str, ...], width: int | None = None) -> str:
     """Each view a table (or several, cut to fit the width: see entrypoints.cli.render)."""
     width = width or output_width()
-    day = report["gaming_day"] or "all gaming days"
+    day = f"Gaming day {report['gaming_day']}" if report["gaming_day"] else "Every gaming day"
     parts: list[Any] = [
-        f"Gaming day {day} (cut-off {report['cutoff']} {report['timezone']}); "
+        f"{day} (cut-off {report['cutoff']} {report['timezone']}); "
         f"events to position {report['position']}"
     ]
     for view in views:
         title, keys, columns = SECTIONS[view]
-        rows = report[view]
+        rows = report["accounting" if view == "summary" else view]
         parts += text_tables(title, columns, rows, width, keys) if rows else [f"{title}: none"]
+        if rows and view in WHY:
+            parts.append("\n".join(WHY[view](rows)))
+    if views == ("summary",):
+        parts.append(
+            "More: --view accounting (every figure), --view all (players, the house, the bank, "
+            "its offers)"
+        )
     return as_text(parts, width)
+
+
+def _summary_why(rows: list[dict[str, Any]]) -> list[str]:
+    """The summary's wins and holds: how they relate, and why two differ where they do."""
+    return [
+        "game win = main win + side win (the settlements'); game hold % = game win / drop",
+        "hold % = inventory win / drop (until the closer: game win / drop)",
+        *_differences(rows),
+    ]
+
+
+def _accounting_why(rows: list[dict[str, Any]]) -> list[str]:
+    """How the accounting view's wins and holds relate (docs/projections.md, "The words for
+    money"), and, a line each, why two of them differ where they do."""
+    return [
+        "main win = main result + commission; side win = side result − Envy paid",
+        "game win = main win + side win; game hold % = game win / drop",
+        "hold % = inventory win / drop (until the closer: game win / drop)",
+        *_differences(rows),
+    ]
+
+
+def _differences(rows: list[dict[str, Any]]) -> list[str]:
+    """A line for each table day whose inventory win is not its game win, or whose game win (its
+    books day's) is not the main and side win of the report's gaming day."""
+    lines = []
+    for row in rows:
+        where = f"{row['table_id']} {row['gaming_day']}"
+        if row["game_win"] != row["total_win"]:
+            lines.append(
+                f"{where}: game win {signed_money(row['game_win'])} counts the table's books day "
+                f"(opener to closer); main win + side win {signed_money(row['total_win'])} "
+                "count the rounds settled in this gaming day"
+            )
+        variance = row.get("win_variance")
+        if variance:
+            closer, drop = row.get("closer_variance") or 0, row.get("drop_variance") or 0
+            line = (
+                f"{where}: inventory win − game win = {signed_money(variance)}: the closer's "
+                f"variance {signed_money(closer)} (the tray counted against the tray the events "
+                f"give) + the drop's {signed_money(drop)} (the count against the buy-ins)"
+            )
+            if rest := variance - closer - drop:
+                line += f" + {signed_money(rest)} the counts do not explain"
+            lines.append(line)
+    return lines
+
+
+#: The lines printed under a view's table: how its figures relate.
+WHY: dict[str, Any] = {
+    "summary": _summary_why,
+    "accounting": _accounting_why,
+    "side_bets": lambda rows: [
+        "side result = −payouts; bet hold % = side result / handle, before Envy (paid per player)",
+        "side win (the accounting view's) = side result − Envy paid",
+    ],
+    "house": lambda rows: [
+        "house result = main result + side result − Envy paid (the audit's, before commission)",
+        "game win = house result + commission",
+    ],
+    "rollup": lambda rows: [
+        "hold win = each day's inventory win (until its closer: its game win)",
+        "hold % = hold win / drop; stat. hold % = game win / (handle + side handle)",
+    ],
+}
 
 
 #: Each view's title, how many leading columns name a row (repeated when a table is cut to fit)
 #: and its columns: (header, key, format).
 SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
+    "summary": (
+        "Books by gaming day",
+        2,
+        [
+            ("table", "table_id", plain),
+            ("gaming day", "gaming_day", plain),
+            ("rounds", "rounds_played", str),
+            ("handle", "handle", money),
+            ("drop", "drop", money),
+            ("game win", "game_win", signed_money),
+            ("game hold %", "game_hold_pct", pct),
+            ("inventory win", "inventory_win", signed_money),
+            ("hold %", "hold_pct", pct),
+        ],
+    ),
     "accounting": (
         "Table accounting",
         2,
@@ -210,17 +317,18 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
             ("push %", "push_rate_pct", pct),
             ("handle", "handle", money),
             ("drop", "drop", money),
-            ("win", "win", signed_money),
-            ("hold %", "hold_pct", pct),
             ("commission", "commission", money),
+            ("main win", "main_win", signed_money),
             ("side handle", "side_handle", money),
             ("side win", "side_win", signed_money),
-            ("total win", "total_win", signed_money),
+            ("game win", "game_win", signed_money),
+            ("game hold %", "game_hold_pct", pct),
             ("opener", "opener", money),
             ("fills", "fills", money),
             ("credits", "credits", money),
             ("closer", "closer", money),
             ("inventory win", "inventory_win", signed_money),
+            ("hold %", "hold_pct", pct),
         ],
     ),
     "side_bets": (
@@ -232,8 +340,8 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
             ("bet", "bet", plain),
             ("bets", "bets", str),
             ("handle", "handle", money),
-            ("house result", "result", signed_money),
-            ("hold %", "hold_pct", pct),
+            ("side result", "side_result", signed_money),
+            ("bet hold %", "hold_pct", pct),
         ],
     ),
     "players": (
@@ -258,15 +366,16 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
         ],
     ),
     "house": (
-        "House result",
+        "The house, since each table opened",
         1,
         [
             ("table", "table_id", plain),
-            ("main wagers", "main_result", signed_money),
+            ("main result", "main_result", signed_money),
+            ("side result", "side_result", signed_money),
+            ("Envy paid", "envy_paid", money),
+            ("house result", "house_result", signed_money),
             ("commission", "commission", money),
-            ("side bets", "side_result", signed_money),
-            ("envy paid", "envy_paid", money),
-            ("total", "total_result", signed_money),
+            ("game win", "game_win", signed_money),
             ("meter", "meter", money),
             ("seeded", "meter_seeded", money),
             ("rounds", "rounds_settled", str),
@@ -284,7 +393,7 @@ SECTIONS: dict[str, tuple[str, int, list[Column]]] = {
             ("drop", "drop", money),
             ("handle", "handle", money),
             ("side handle", "side_handle", money),
-            ("win", "win", signed_money),
+            ("hold win", "win", signed_money),
             ("hold %", "hold_pct", pct),
             ("game win", "game_win", signed_money),
             ("stat. hold %", "statistical_hold_pct", pct),

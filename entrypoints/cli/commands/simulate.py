@@ -19,9 +19,17 @@ import json
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from entrypoints.simulation import STRATEGIES, Session, SessionSettings, Tally, quiet_collector
+from table_core.house_ways import BUILT_IN
+
+if TYPE_CHECKING:
+    from entrypoints.simulation import SessionSettings
+
+# The simulator (the service, the store) is imported when a session is played: `paigow --help`
+# and every other command list this one without loading it.
+#: ``entrypoints.simulation.STRATEGIES``, which the session checks again.
+STRATEGIES = ("house_way", "dealer", *BUILT_IN)
 
 #: Rounds a transaction by default (group commit; docs/simulate.md, "Durability").
 COMMIT_ROUNDS = 10
@@ -92,6 +100,7 @@ def _positive(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
     from entrypoints.cli.progress import Progress
+    from entrypoints.simulation import Session, Tally, quiet_collector
 
     configure_logging(level="info" if args.verbose else "warning")
     try:
@@ -151,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _session_settings(args: argparse.Namespace) -> SessionSettings:
+    from entrypoints.simulation import SessionSettings
+
     return SessionSettings(
         rounds=args.rounds,
         players=args.players,
@@ -243,8 +254,25 @@ def _pct(value: str | None) -> str:
     return "-" if value is None else f"{value} %"
 
 
+def _inventory_why(f: dict[str, Any]) -> str:
+    """How the inventory win is reckoned, and why it differs from the game win when it does."""
+    how = "closer + credits + drop − opener − fills"
+    variance = f["win_variance"]
+    if f["inventory_win"] is None:
+        return "no closer: hold % is the game win's"
+    if not variance:
+        return f"{how} = game win"
+    closer = f["closer_variance"] or 0
+    drop = (f["drop_counted"] - f["drop_recorded"]) if f["drop_counted"] is not None else 0
+    return (
+        f"{how}; − game win = {_money(variance)}: the closer's variance {_money(closer)} + the "
+        f"drop's {_money(drop)}"
+    )
+
+
 def _table(f: dict[str, Any]) -> str:
-    """The summary in ``paigow report``'s words (its accounting view's headers), then the run's."""
+    """The summary in ``paigow report``'s words (its accounting view's headers, docs/projections.md
+    "The words for money"), each win with how it is made, then the run's own figures."""
     freq = f["player_frequencies"]
     counts = f["player_wagers"]
     rounds = f"{f['rounds']:,}" + (f" (+{f['voided_rounds']} voided)" if f["voided_rounds"] else "")
@@ -262,17 +290,20 @@ def _table(f: dict[str, Any]) -> str:
         ("handle", _money(f["handle"])),
         ("drop", f"{_money(f['drop'])} (cash {_money(f['cash'])}, markers "
                  f"{_money(f['markers'])})"),
-        ("win", _money(f["win"])),
-        ("hold %", _pct(f["hold_pct"])),
         ("commission", _money(f["commission"])),
+        ("main win", f"{_money(f['main_win'])} (main result {_money(f['main_result'])} "
+                     "+ commission)"),
         ("side handle", _money(f["side_handle"])),
-        ("side win", _money(f["side_win"])),
-        ("total win", _money(f["total_win"])),
+        ("side win", f"{_money(f['side_win'])} (side result {_money(f['side_result'])} "
+                     f"− Envy paid {_money(f['envy_paid'])})"),
+        ("game win", f"{_money(f['game_win'])} (main win + side win)"),
+        ("game hold %", f"{_pct(f['game_hold_pct'])} (game win / drop)"),
         ("opener", _money(f["opener"])),
         ("fills", _money(f["fills"])),
         ("credits", _money(f["credits"])),
         ("closer", _money(f["closer"])),
-        ("inventory win", _money(f["inventory_win"])),
+        ("inventory win", f"{_money(f['inventory_win'])} ({_inventory_why(f)})"),
+        ("hold %", f"{_pct(f['hold_pct'])} (inventory win / drop)"),
         ("players win", f"{freq['win']:.2%} ({counts['win']:,} wagers)"),
         ("players push", f"{freq['push']:.2%} ({counts['push']:,})"),
         ("players lose", f"{freq['loss']:.2%} ({counts['loss']:,})"),

@@ -126,7 +126,9 @@ ACCOUNTING = {
     "promotional": 0,
     "inventory_win": -8_500,
     "game_win": -8_450,
-    "win_variance": -50,
+    "win_variance": -50,  # = the closer's variance -50 + the drop's 0
+    "main_win": -6_450,
+    "game_hold_pct": "-8.45",
 }
 
 #: The ratings, by hand (money in minor units; theo = wagers x edge, table_core/edges.py:

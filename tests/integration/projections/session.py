@@ -265,6 +265,8 @@ HOUSE = {
     "meter_seeded": 0,
     "meter_from_players": 0,
     "rounds_settled": 3,
+    "house_result": -7_000 - 1_500 - 500,  # before commission: the audit's and the table state's
+    "game_win": -8_450,
 }
 
 ACCOUNTING = {
@@ -293,6 +295,8 @@ ACCOUNTING = {
     "books": "none",
     "drop_recorded": 100_000,
     "game_win": -8_450,
+    "main_win": -6_450,
+    "game_hold_pct": "-8.45",
 }
 
 SIDE_BETS = [
@@ -304,6 +308,7 @@ SIDE_BETS = [
         "handle": 500,
         "result": -1_500,
         "hold_pct": "-300.00",
+        "side_result": -1_500,
     },
 ]
 
