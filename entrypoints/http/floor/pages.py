@@ -328,10 +328,10 @@ def books(request: Request, day: str = "", table: str = "") -> Response:
         "table": table_id,
         "report": report,
         "hourly_win": charts.line_chart(
-            "Win by hour", [(h["hour"], h["win"], money(h["win"])) for h in hours], scale=100
+            "Main win by hour", [(h["hour"], h["win"], money(h["win"])) for h in hours], scale=100
         ),
         "hourly_hold": charts.line_chart(
-            "Hold % by hour",
+            "Main hold % by hour",
             [
                 (h["hour"], float(h["hold_pct"]), h["hold_pct"] + " %")
                 for h in hours
@@ -340,12 +340,12 @@ def books(request: Request, day: str = "", table: str = "") -> Response:
             unit=" %",
         ),
         "daily_win": charts.line_chart(
-            "Win by gaming day",
+            "Main win by gaming day",
             [(d["gaming_day"], d["win"], money(d["win"])) for d in report["days"]],
             scale=100,
         ),
         "daily_hold": charts.line_chart(
-            "Hold % by gaming day",
+            "Main hold % by gaming day",
             [
                 (d["gaming_day"], float(d["hold_pct"]), d["hold_pct"] + " %")
                 for d in report["days"]
