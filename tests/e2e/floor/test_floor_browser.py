@@ -49,7 +49,11 @@ if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
         raise RuntimeError("CI needs Debian's chromium and chromium-driver (.ci/run installs them)")
     pytest.skip("Debian's chromium and chromium-driver are not installed", allow_module_level=True)
 
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -220,7 +224,17 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
     api.post("cage", "/buy-in", {"player_id": "ana", "amount": 20_000})
     api.post("cage", "/buy-in", {"player_id": "bo", "amount": 10_000})
     # Up to 30 s on a loaded CI machine; an element of the page being left is looked up again.
-    wait = WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,))
+    # A page that replaces its verdict while it is read answers "stale" or, from Chromium's
+    # inspector, "node ... does not belong to the document": both mean "read it again".
+    wait = WebDriverWait(
+        browser,
+        30,
+        ignored_exceptions=(
+            StaleElementReferenceException,
+            NoSuchElementException,
+            WebDriverException,
+        ),
+    )
 
     # Sign in, the pit: the table, open, its House Way, two players seated.
     browser.get(f"{base}/floor/signin")
