@@ -1,0 +1,41 @@
+-- On the archive's PostgreSQL, once, in the archive database, as a superuser:
+--
+--   psql -f archive.sql 'host=... dbname=archive user=postgres'
+--
+-- The follower's role (read only) and the two trigger functions every property's schema uses.
+
+\set ON_ERROR_STOP on
+
+SELECT NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'paigow_archive_follower') AS missing \gset
+\if :missing
+  -- `paigow audit follow --archive` logs in as this role: SELECT on the archived tables
+  -- (archive_property.sql grants it), nothing else; every transaction it opens is read only.
+  CREATE ROLE paigow_archive_follower LOGIN;
+\endif
+ALTER ROLE paigow_archive_follower SET default_transaction_read_only = on;
+
+-- No row of the archive is ever changed or removed: not by a local session, not by a replicated
+-- change (the triggers are ENABLE ALWAYS, so they fire in the subscription's apply worker too,
+-- whose session_replication_role is `replica`). Only the tables' owner or a superuser can switch
+-- them off (ALTER TABLE ... DISABLE TRIGGER): what the audit is there to catch.
+CREATE OR REPLACE FUNCTION public.paigow_archive_refuse() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'paigow archive: % on %.% refused: the archive is append-only',
+        TG_OP, TG_TABLE_SCHEMA, TG_TABLE_NAME;
+END
+$$;
+
+-- A wake-up for `paigow audit follow` (LISTEN paigow_checkpoint; the payload names the property's
+-- schema), as migration 0010 does at the property. Row level: the apply worker fires no
+-- statement-level trigger for a replicated INSERT. One notification per transaction and schema
+-- (PostgreSQL folds equal notifications of one transaction).
+CREATE OR REPLACE FUNCTION public.paigow_archive_notify() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('paigow_checkpoint', TG_TABLE_SCHEMA);
+    RETURN NULL;
+END
+$$;
+REVOKE ALL ON FUNCTION public.paigow_archive_refuse() FROM PUBLIC;
+REVOKE ALL ON FUNCTION public.paigow_archive_notify() FROM PUBLIC;
