@@ -26,6 +26,31 @@ BEGIN
 END
 $$;
 
+-- A row sent again is taken once: an INSERT of a row the archive already holds, identical column
+-- for column, is skipped; one that differs from the row held under the same key is refused
+-- (the subscription then stops: disable_on_error, and the follower says `stale`). So a property
+-- can send its log again from the start (a subscription re-created with copy_data after its
+-- publisher failed over: README.md, "Failover") without the archive taking anything twice or
+-- letting anything it holds be replaced. TG_ARGV[0]: the table's key column.
+CREATE OR REPLACE FUNCTION public.paigow_archive_once() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    held jsonb;
+BEGIN
+    EXECUTE format('SELECT to_jsonb(t) FROM %I.%I t WHERE t.%I = ($1).%I',
+                   TG_TABLE_SCHEMA, TG_TABLE_NAME, TG_ARGV[0], TG_ARGV[0])
+        INTO held USING NEW;
+    IF held IS NULL THEN
+        RETURN NEW;
+    END IF;
+    IF held = to_jsonb(NEW) THEN
+        RETURN NULL;
+    END IF;
+    RAISE EXCEPTION 'paigow archive: %.% already holds another row with % = %: refused',
+        TG_TABLE_SCHEMA, TG_TABLE_NAME, TG_ARGV[0], held ->> TG_ARGV[0];
+END
+$$;
+
 -- A wake-up for `paigow audit follow` (LISTEN paigow_checkpoint; the payload names the property's
 -- schema), as migration 0010 does at the property. Row level: the apply worker fires no
 -- statement-level trigger for a replicated INSERT. One notification per transaction and schema
@@ -39,3 +64,4 @@ END
 $$;
 REVOKE ALL ON FUNCTION public.paigow_archive_refuse() FROM PUBLIC;
 REVOKE ALL ON FUNCTION public.paigow_archive_notify() FROM PUBLIC;
+REVOKE ALL ON FUNCTION public.paigow_archive_once() FROM PUBLIC;

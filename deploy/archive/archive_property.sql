@@ -80,6 +80,16 @@ CREATE TRIGGER archive_refuse_truncate BEFORE TRUNCATE ON :"schema".checkpoints
     FOR EACH STATEMENT EXECUTE FUNCTION public.paigow_archive_refuse();
 CREATE TRIGGER archive_refuse_truncate BEFORE TRUNCATE ON :"schema".append_tag_anchors
     FOR EACH STATEMENT EXECUTE FUNCTION public.paigow_archive_refuse();
+CREATE TRIGGER archive_once BEFORE INSERT ON :"schema".events
+    FOR EACH ROW EXECUTE FUNCTION public.paigow_archive_once('id');
+CREATE TRIGGER archive_once BEFORE INSERT ON :"schema".event_log
+    FOR EACH ROW EXECUTE FUNCTION public.paigow_archive_once('position');
+CREATE TRIGGER archive_once BEFORE INSERT ON :"schema".commands
+    FOR EACH ROW EXECUTE FUNCTION public.paigow_archive_once('command_id');
+CREATE TRIGGER archive_once BEFORE INSERT ON :"schema".checkpoints
+    FOR EACH ROW EXECUTE FUNCTION public.paigow_archive_once('id');
+CREATE TRIGGER archive_once BEFORE INSERT ON :"schema".append_tag_anchors
+    FOR EACH ROW EXECUTE FUNCTION public.paigow_archive_once('id');
 CREATE TRIGGER archive_notify AFTER INSERT ON :"schema".checkpoints
     FOR EACH ROW EXECUTE FUNCTION public.paigow_archive_notify();
 
@@ -94,6 +104,11 @@ ALTER TABLE :"schema".event_log ENABLE ALWAYS TRIGGER archive_refuse_truncate;
 ALTER TABLE :"schema".commands ENABLE ALWAYS TRIGGER archive_refuse_truncate;
 ALTER TABLE :"schema".checkpoints ENABLE ALWAYS TRIGGER archive_refuse_truncate;
 ALTER TABLE :"schema".append_tag_anchors ENABLE ALWAYS TRIGGER archive_refuse_truncate;
+ALTER TABLE :"schema".events ENABLE ALWAYS TRIGGER archive_once;
+ALTER TABLE :"schema".event_log ENABLE ALWAYS TRIGGER archive_once;
+ALTER TABLE :"schema".commands ENABLE ALWAYS TRIGGER archive_once;
+ALTER TABLE :"schema".checkpoints ENABLE ALWAYS TRIGGER archive_once;
+ALTER TABLE :"schema".append_tag_anchors ENABLE ALWAYS TRIGGER archive_once;
 ALTER TABLE :"schema".checkpoints ENABLE ALWAYS TRIGGER archive_notify;
 
 -- The follower reads; it writes nothing, owns nothing, and cannot switch a trigger off.

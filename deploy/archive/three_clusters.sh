@@ -11,6 +11,10 @@
 #                                     DIR/archive.env and DIR/properties.toml
 #   three_clusters.sh play DIR [N]    N rounds (default 5) of `paigow simulate` on each property
 #   three_clusters.sh follow DIR      one `paigow audit follow --archive` pass over the three
+#   three_clusters.sh resubscribe DIR NAME
+#                                     property NAME's subscription made again from the start, as
+#                                     after its publisher failed over without its slot (README.md,
+#                                     "Failover"): the archive takes what it lacks, once
 #   three_clusters.sh down DIR        stop the four servers and remove DIR
 #
 # Environment: PAIGOW (the paigow program; default this checkout's .venv/bin/paigow, else the one
@@ -206,6 +210,23 @@ follow() {
     --properties "$ARCHIVE_PROPERTIES" --once
 }
 
+resubscribe() {
+  local dir=$1 name=$2
+  local base schema port
+  base=$(cat "$dir/port")
+  schema="property_$name"
+  port=$(port_of archive "$base")
+  psql_at "$port" archive -c "ALTER SUBSCRIPTION $schema DISABLE" \
+    -c "ALTER SUBSCRIPTION $schema SET (slot_name = NONE)" -c "DROP SUBSCRIPTION $schema"
+  # The old slot, if the publisher still has it (after a failover it does not).
+  psql_at "$(port_of "$name" "$base")" paigow -c "SELECT pg_drop_replication_slot(slot_name)
+    FROM pg_replication_slots WHERE slot_name = '$schema' AND NOT active" >/dev/null
+  psql_at "$port" archive -v schema="$schema" \
+    -v conninfo="host=127.0.0.1 port=$(port_of "$name" "$base") dbname=paigow user=paigow_archive_sender application_name=$schema" \
+    -f "$HERE/subscribe.sql"
+  echo "resubscribed: $schema copies the property's log again; the archive keeps one of each row"
+}
+
 down() {
   local dir=$1 name
   for name in "${PROPERTIES[@]}" archive; do
@@ -218,7 +239,7 @@ down() {
 }
 
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -229,6 +250,7 @@ case "$command" in
 up) up "$@" ;;
 play) play "$@" ;;
 follow) follow "$@" ;;
+resubscribe) resubscribe "$@" ;;
 down) down "$@" ;;
 *) usage ;;
 esac

@@ -96,6 +96,19 @@ class Archive:
         assert done.returncode in (0, 1), done.stdout + done.stderr
         return done.returncode, [json.loads(line) for line in done.stdout.splitlines()]
 
+    def script(self, *args: str) -> str:
+        """``three_clusters.sh COMMAND DIR ARGS...`` (e.g. ``resubscribe``); its output."""
+        command, *rest = args
+        done = subprocess.run(
+            ["bash", str(SCRIPT), command, str(self.folder), *rest],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
     def start_follow(self, *extra: str) -> Running:
         """``paigow audit follow --archive`` running (until terminated), its lines read as
         they come."""
