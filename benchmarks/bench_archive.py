@@ -3,19 +3,22 @@ the follower's verdict delay with three properties playing at once.
 
 Four local PostgreSQL clusters (``deploy/archive/three_clusters.sh``: properties a, b and c, the
 archive fed by logical replication), ``paigow audit follow --archive`` running over the three,
-then ``--rounds`` rounds on each property at the same time (``paigow simulate --commit-rounds 1``
-at full speed: one transaction and one signed checkpoint a round; the system clock, so each
-checkpoint's ``signed_at`` is this machine's time). A sampler reads each property's new
-checkpoints in the archive every ``--sample`` seconds. For every checkpoint signed during play:
+then ``--rounds`` rounds on each property at the same time: at full speed (``paigow simulate
+--commit-rounds 1``: one transaction and one signed checkpoint a round), or with ``--pace R`` at R
+rounds a second on each property (a table service in this process per property, its rounds
+spread over ``--tables`` tables, as a casino's floor plays). The system clock throughout, so each
+checkpoint's ``signed_at`` is this machine's time. For every checkpoint signed during play,
+on this one machine's clock:
 
-- replication lag: signed (its ``signed_at``) -> first seen in the archive's copy (the property's
-  own commit after signing and the sample interval included);
-- verdict delay: signed -> the follower's line saying it verified that property up to it or past.
+- replication lag: the property's commit of the checkpoint (``track_commit_timestamp``) -> its
+  arrival in the archive (the archive's own ``archived_at`` column, filled at the insert);
+- verdict delay: the property's commit -> the follower's line saying it verified that property up
+  to the checkpoint or past it (its arrival in this process).
 
 Needs PostgreSQL's server programs (Debian's ``postgresql``). ``--fast`` turns fsync off on the
 four clusters. Ends with one JSON line. Figures: benchmarks/README.md, "Regulator's archive".
 
-    PYTHONPATH=. .venv/bin/python benchmarks/bench_archive.py [--rounds 30] [--fast]
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_archive.py [--rounds 30] [--pace 2] [--fast]
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import statistics
 import sys
 import threading
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,37 +55,46 @@ def figures(seconds: list[float]) -> dict[str, Any]:
     }
 
 
-class Sampler:
-    """Each property's checkpoints as they appear in the archive: (position, signed_at, seen)."""
+COMMITTED = (
+    "SELECT id, position, extract(epoch FROM pg_xact_commit_timestamp(xmin))::float8 "
+    "FROM checkpoints WHERE id > %s"
+)
+ARCHIVED = (
+    "SELECT id, extract(epoch FROM archived_at)::float8 FROM property_{}.checkpoints WHERE id > %s"
+)
 
-    def __init__(self, archive: Archive, every: float) -> None:
-        self.archive, self.every = archive, every
-        self.seen: dict[str, list[tuple[int, float, float]]] = {name: [] for name in NAMES}
-        self.last = {name: 0 for name in NAMES}
-        self.stopping = False
-        self.thread = threading.Thread(target=self.run, daemon=True)
 
-    def run(self) -> None:
-        with self.archive.admin() as connection:
-            while not self.stopping:
-                for name in NAMES:
-                    rows = connection.execute(
-                        f"SELECT id, position, signed_at FROM property_{name}.checkpoints "
-                        "WHERE id > %s ORDER BY id",
-                        (self.last[name],),
-                    ).fetchall()
-                    now = time.time()
-                    for checkpoint_id, position, signed_at in rows:
-                        signed = datetime.fromisoformat(signed_at).timestamp()
-                        self.seen[name].append((int(position), signed, now))
-                        self.last[name] = max(self.last[name], int(checkpoint_id))
-                time.sleep(self.every)
+def paced(archive: Archive, name: str, rounds: int, pace: float, tables: int) -> None:
+    """``rounds`` rounds on property ``name`` through its table service, ``pace`` a second."""
+    from adapters.clock import system_clock
+    from adapters.rng import SecureDeckAndDice
+    from adapters.store import open_store
+    from entrypoints.simulation.mixed_session import Session
+    from service_layer.service import TableService
+
+    store = open_store(archive.url(name), signing_key=archive.key(name), create=False)
+    try:
+        service = TableService(store, clock=system_clock, source=SecureDeckAndDice())
+        service.start()
+        session = Session(service, seed=len(name), tables=tables, prefix=f"{name.upper()}-")
+        started = time.monotonic()
+        for number in range(rounds):
+            wait = started + number / pace - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            session.round(session.tables[number % tables])
+        assert not session.stats.refused, session.stats.refused[:3]
+    finally:
+        store.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30, help="rounds on each property (30)")
-    parser.add_argument("--sample", type=float, default=0.01, help="sampler interval, s (0.01)")
+    parser.add_argument(
+        "--pace", type=float, default=0.0, help="rounds a second on each property (0: full speed)"
+    )
+    parser.add_argument("--tables", type=int, default=4, help="tables a property, with --pace")
     parser.add_argument("--fast", action="store_true", help="fsync off on the four clusters")
     args = parser.parse_args(argv)
     lacking = missing()
@@ -93,55 +104,69 @@ def main(argv: list[str] | None = None) -> int:
     with Clusters(fast=args.fast) as archive:
         archive.play(1, *NAMES)  # each store opened once: its gaming day and tables exist
         archive.wait_replicated(*NAMES)
-        sampler = Sampler(archive, args.sample)
-        sampler.last = {name: archive.archived_head(name)[0] for name in NAMES}
+        before = {name: archive.archived_head(name)[0] for name in NAMES}
         follower = archive.start_follow("--poll", "0.2")
         try:
             for name in NAMES:
                 follower.verified(name, archive.head(name)[1])
-            sampler.thread.start()
             started = time.time()
             load_before = os.getloadavg()[0]
-            for process in archive.start_play(args.rounds, *NAMES, commit_rounds="1"):
-                _out, err = process.communicate(timeout=1800)
-                assert process.returncode == 0, err
+            if args.pace > 0:
+                players = [
+                    threading.Thread(
+                        target=paced, args=(archive, name, args.rounds, args.pace, args.tables)
+                    )
+                    for name in NAMES
+                ]
+                for player in players:
+                    player.start()
+                for player in players:
+                    player.join()
+            else:
+                for process in archive.start_play(args.rounds, *NAMES, commit_rounds="1"):
+                    _out, err = process.communicate(timeout=1800)
+                    assert process.returncode == 0, err
             played = time.time() - started
             archive.wait_replicated(*NAMES)
             for name in NAMES:
                 follower.verified(name, archive.head(name)[1])
             load_after = os.getloadavg()[0]
         finally:
-            sampler.stopping = True
             follower.process.terminate()
             follower.process.wait(timeout=60)
         time.sleep(0.1)
         lag: list[float] = []
         verdict: list[float] = []
         passes = list(zip(follower.arrived, follower.lines, strict=True))
-        for name in NAMES:
-            verified = [
-                (at, int(x["verified"]))
-                for at, x in passes
-                if x.get("property") == name and "verified" in x
-            ]
-            for position, signed, seen in sampler.seen[name]:
-                lag.append(seen - signed)
-                said = [at for at, v in verified if v >= position]
-                if said:
-                    verdict.append(min(said) - signed)
+        checkpoints = 0
+        with archive.admin() as admin:
+            for name in NAMES:
+                with archive.publisher(name) as publisher:
+                    committed = publisher.execute(COMMITTED, (before[name],)).fetchall()
+                arrived = dict(admin.execute(ARCHIVED.format(name), (before[name],)).fetchall())
+                verified = [
+                    (at, int(x["verified"]))
+                    for at, x in passes
+                    if x.get("property") == name and "verified" in x
+                ]
+                for checkpoint_id, position, at in committed:
+                    checkpoints += 1
+                    lag.append(arrived[checkpoint_id] - at)
+                    said = [t for t, v in verified if v >= position]
+                    if said:
+                        verdict.append(min(said) - at)
         alerts = [x for x in follower.lines if "alert" in x]
-    checkpoints = sum(len(v) for v in sampler.seen.values())
     result = {
         "bench": "archive",
         "properties": len(NAMES),
         "rounds_each": args.rounds,
+        "pace": args.pace or "full speed",
         "fsync": not args.fast,
         "played_s": round(played, 2),
         "rounds_per_s_all": round(len(NAMES) * args.rounds / played, 2),
         "checkpoints": checkpoints,
         "replication_lag": figures(lag),
         "verdict_delay": figures(verdict),
-        "sample_interval_ms": round(args.sample * 1000, 1),
         "alerts": len(alerts),
         "load_avg": [round(load_before, 2), round(load_after, 2)],
     }

@@ -31,7 +31,8 @@ $$;
 -- (the subscription then stops: disable_on_error, and the follower says `stale`). So a property
 -- can send its log again from the start (a subscription re-created with copy_data after its
 -- publisher failed over: README.md, "Failover") without the archive taking anything twice or
--- letting anything it holds be replaced. TG_ARGV[0]: the table's key column.
+-- letting anything it holds be replaced. TG_ARGV[0]: the table's key column. The archive's own
+-- column (checkpoints.archived_at) is no part of the row compared.
 CREATE OR REPLACE FUNCTION public.paigow_archive_once() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -43,7 +44,7 @@ BEGIN
     IF held IS NULL THEN
         RETURN NEW;
     END IF;
-    IF held = to_jsonb(NEW) THEN
+    IF held - 'archived_at' = to_jsonb(NEW) - 'archived_at' THEN
         RETURN NULL;
     END IF;
     RAISE EXCEPTION 'paigow archive: %.% already holds another row with % = %: refused',

@@ -50,7 +50,11 @@ CREATE TABLE :"schema".checkpoints (
     hash varchar(64) NOT NULL,
     signed_at varchar(32) NOT NULL,
     key_id varchar(16) NOT NULL,
-    signature varchar(128) NOT NULL
+    signature varchar(128) NOT NULL,
+    -- The archive's own column (the publisher sends none: the default fills it): when the
+    -- checkpoint, so its whole transaction, reached the archive. Signed by nobody; for the
+    -- replication lag (benchmarks/bench_archive.py) and the operators.
+    archived_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
 CREATE TABLE :"schema".append_tag_anchors (

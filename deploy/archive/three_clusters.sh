@@ -105,6 +105,7 @@ cluster() { # DIR base name
     echo "shared_buffers = 32MB"
     if [ "$name" != archive ]; then
       echo "wal_level = logical" # the WAL carries what logical decoding needs
+      echo "track_commit_timestamp = on" # each commit's time (benchmarks/bench_archive.py)
       echo "max_wal_senders = 4"
       echo "max_replication_slots = 4" # one slot per subscription
     else
