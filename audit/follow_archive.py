@@ -22,11 +22,12 @@ the property's subscription (any role may read them):
   its replication alive: no new checkpoint of it reached the archive, and its subscription's apply
   worker received no message from the publisher (``pg_stat_subscription.last_msg_receipt_time``,
   aged on the archive's own clock; an idle link still carries the publisher's keepalives, at least
-  every half ``wal_receiver_timeout``). A disabled subscription, a worker that cannot connect, a
-  publisher gone: one ``archive.stale`` finding for the property, once, then a ``resumed`` line
-  when it lives again. Without a subscription the follower can read, only new checkpoints count:
-  set SECONDS above the property's longest quiet time. The follower's start counts as alive
-  (it knows no history), so a ``--once`` pass never calls a property stale.
+  every half ``wal_receiver_timeout``; a message counts once no new error of the subscription
+  followed it: ``Liveness``). A disabled subscription, a worker that cannot connect or keeps
+  failing, a publisher gone: one ``archive.stale`` finding for the property, once, then a
+  ``resumed`` line when it lives again. Without a subscription the follower can read, only new
+  checkpoints count: set SECONDS above the property's longest quiet time. The follower's start
+  counts as alive (it knows no history), so a ``--once`` pass never calls a property stale.
 """
 
 from __future__ import annotations
@@ -155,34 +156,62 @@ class Link:
     copying: int  # tables still in their first copy
     errors: int | None
 
-    def reason(self, quiet: float) -> str:
+    def reason(self, quiet: float, failing: bool) -> str:
         if not self.enabled:
-            errors = f" after {self.errors} apply error(s)" if self.errors else ""
+            errors = f" after {self.errors} error(s)" if self.errors else ""
             return f"its subscription {self.subscription} is disabled{errors}"
+        if failing:
+            return (
+                f"its subscription {self.subscription} keeps failing ({self.errors} error(s) so "
+                "far; the archive's server log says why: a row it refuses, a publisher it "
+                "cannot follow)"
+            )
         if not self.workers:
             return (
                 f"its subscription {self.subscription} has no running worker (the publisher "
-                "unreachable, or the worker failing)"
+                "unreachable, or its slot gone)"
             )
         return f"the publisher has sent nothing for {quiet:.1f} s"
 
 
 class Liveness:
     """When a property last showed its replication alive; ``see`` says when that turns stale
-    (``after`` seconds without) and when it lives again."""
+    (``after`` seconds without) and when it lives again.
+
+    Signs of life: a new checkpoint in the archive, or a message the subscription's worker
+    received from the publisher, counted only once a later look finds no new error of the
+    subscription (``errors``: its apply and first-copy error counts): a worker that reconnects
+    after each failure (a row the archive refuses, retried for ever) hears the publisher each
+    time just before it fails again, which is no sign of life; a link that failed once and runs
+    again is one."""
 
     def __init__(self, after: float, now: float) -> None:
         self.after = after
         self.alive_at = now  # the follower's start: it knows no history
         self.stale = False
+        self.errors: int | None = None
+        self.erred_at: float | None = None  # when a new error was first seen
+        self.heard: float | None = None  # a message's time, not yet confirmed
 
-    def see(self, now: float, moved: bool, link_age: float | None) -> str | None:
-        """``moved``: a new checkpoint arrived; ``link_age``: the apply worker's last message's
-        age (None: no worker). "stale", "resumed" or None."""
+    def see(
+        self, now: float, moved: bool, link_age: float | None, errors: int | None = None
+    ) -> str | None:
+        """``moved``: a new checkpoint arrived; ``link_age``: the age of the worker's last
+        message (None: no worker); ``errors``: the subscription's error count (None: unknown).
+        "stale", "resumed" or None."""
         if moved:
             self.alive_at = now
+        if errors is not None and self.errors is not None and errors != self.errors:
+            self.erred_at, self.heard = now, None  # what was heard before it proves nothing
+        elif self.heard is not None:
+            self.alive_at = max(self.alive_at, self.heard)
+            self.heard = None
+        if errors is not None:
+            self.errors = errors
         if link_age is not None:
-            self.alive_at = max(self.alive_at, now - max(link_age, 0.0))
+            heard = now - max(link_age, 0.0)
+            if self.erred_at is None or heard > self.erred_at:
+                self.heard = heard  # confirmed by the next look if no error came meanwhile
         quiet = now - self.alive_at
         if quiet >= self.after and not self.stale:
             self.stale = True
@@ -194,6 +223,10 @@ class Liveness:
 
     def quiet(self, now: float) -> float:
         return now - self.alive_at
+
+    def failing(self, now: float) -> bool:
+        """A new error of the subscription within the last ``after`` seconds."""
+        return self.erred_at is not None and now - self.erred_at < self.after
 
 
 @dataclass
@@ -267,7 +300,8 @@ class ArchiveFollower:
         assert liveness is not None
         now = self.clock()
         heard = link.age if link is not None and link.enabled and link.workers else None
-        verdict = liveness.see(now, done.outcome.checkpoints > 0, heard)
+        errors = link.errors if link is not None else None
+        verdict = liveness.see(now, done.outcome.checkpoints > 0, heard, errors)
         if verdict == "resumed":
             done.note = "resumed"
         if verdict != "stale":
@@ -275,7 +309,7 @@ class ArchiveFollower:
         quiet = liveness.quiet(now)
         state = followed.follower.state
         reason = (
-            link.reason(quiet)
+            link.reason(quiet, liveness.failing(now))
             if link is not None
             else f"no new checkpoint for {quiet:.1f} s (no subscription to read)"
         )
@@ -297,7 +331,7 @@ class ArchiveFollower:
             "enabled": link.enabled if link is not None else None,
             "worker": bool(link.workers) if link is not None else None,
             "last_message_age": None if heard is None else round(heard, 3),
-            "apply_errors": link.errors if link is not None else None,
+            "errors": link.errors if link is not None else None,
         }
 
     def links(self) -> dict[str, Link]:

@@ -28,7 +28,7 @@ $$;
 
 -- A row sent again is taken once: an INSERT of a row the archive already holds, identical column
 -- for column, is skipped; one that differs from the row held under the same key is refused
--- (the subscription then stops: disable_on_error, and the follower says `stale`). So a property
+-- (the subscription's worker fails and retries: the follower says `stale`). So a property
 -- can send its log again from the start (a subscription re-created with copy_data after its
 -- publisher failed over: README.md, "Failover") without the archive taking anything twice or
 -- letting anything it holds be replaced. TG_ARGV[0]: the table's key column. The archive's own

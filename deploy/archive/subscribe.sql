@@ -6,14 +6,16 @@
 --
 -- Named after the property's schema: `paigow audit follow --archive` reads its state in
 -- pg_stat_subscription (the `stale` finding). Its slot on the publisher has the same name.
---   copy_data         the rows the property holds already, then every insert as it commits
---   disable_on_error  a change the archive refuses (a replicated UPDATE hitting the triggers, a
---                     row whose key the archive already holds) stops the subscription instead of
---                     retrying it forever: the follower then reports the property `stale`
+--   copy_data  the rows the property holds already, then every insert as it commits
+-- A change the archive refuses (a replicated UPDATE hitting the triggers, another row under a key
+-- the archive holds) fails the apply worker, which retries it for ever, one error each time; the
+-- follower reports the property `stale`. A lost connection (the publisher restarted, failed over)
+-- is retried the same way and heals by itself. (disable_on_error = true would also stop the
+-- subscription at a lost connection, until someone enables it again.)
 
 \set ON_ERROR_STOP on
 
 CREATE SUBSCRIPTION :"schema"
   CONNECTION :'conninfo'
   PUBLICATION paigow_archive
-  WITH (copy_data = true, disable_on_error = true);
+  WITH (copy_data = true);

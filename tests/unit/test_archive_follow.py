@@ -84,3 +84,31 @@ def test_stale_after_the_time_without_a_sign_of_life_then_resumed() -> None:
     assert live.see(121.0, moved=True, link_age=None) == "resumed"  # a new checkpoint
     assert live.see(125.0, moved=False, link_age=9.0) is None  # an old message is no news
     assert live.see(126.5, moved=False, link_age=None) == "stale"
+
+
+def test_a_worker_failing_again_and_again_is_stale_though_it_hears_the_publisher() -> None:
+    """A row the archive refuses: the worker reconnects every second, hears the publisher, fails
+    a few milliseconds later. A look that catches the message is undone by the next look's new
+    error: stale after the time, as a disabled subscription would be."""
+    live = Liveness(5.0, now=0.0)
+    errors, verdicts = 0, []
+    for step in range(1, 60):
+        now = step * 0.2
+        # each whole second: heard at +0.01 s, failed at +0.06 s; the look at +0.04 s hears it
+        age = 0.03 if step % 5 == 0 else None
+        if step % 5 == 1:
+            errors += 1  # counted by the look after the failure
+        verdicts.append((round(now, 1), live.see(now + 0.04, False, age, errors)))
+    assert [at for at, verdict in verdicts if verdict] == [5.0]
+    assert live.failing(12.0)
+
+
+def test_a_link_that_failed_once_and_runs_again_is_alive() -> None:
+    live = Liveness(5.0, now=0.0)
+    seen = [live.see(0.2, False, 0.1, 0)]
+    seen.append(live.see(1.0, False, None, 1))  # the publisher restarted: one error
+    for step in range(6, 100):  # keepalives again every 2 s from 1.2 s on
+        now = step * 0.2
+        seen.append(live.see(now, False, round((now - 1.2) % 2.0, 3), 1))
+    assert set(seen) == {None}
+    assert not live.failing(19.0)
