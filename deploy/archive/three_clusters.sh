@@ -46,10 +46,11 @@ paigow_program() {
   fi
 }
 
-# PostgreSQL's server programs as the postgres user when we are root.
+# PostgreSQL's server programs as the postgres user when we are root (from "/": the caller's
+# folder may be root's only; every path given to them is absolute).
 as_pg() {
   if [ "$(id -u)" = 0 ]; then
-    runuser -u postgres -- "$@"
+    (cd / && runuser -u postgres -- "$@")
   else
     "$@"
   fi
@@ -153,7 +154,6 @@ up() {
     exit 2
   fi
   mkdir -p "$dir/keys"
-  dir="$(cd "$dir" && pwd)"
   if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
   echo "$base" >"$dir/port"
 
@@ -247,6 +247,14 @@ usage() {
 [ $# -ge 2 ] || usage
 command=$1
 shift
+if [ "$command" = up ]; then mkdir -p "$1"; fi
+[ -d "$1" ] || {
+  echo "no folder $1" >&2
+  exit 2
+}
+dir="$(cd "$1" && pwd)"
+shift
+set -- "$dir" "$@"
 case "$command" in
 up) up "$@" ;;
 play) play "$@" ;;
