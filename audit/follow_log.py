@@ -44,14 +44,14 @@ _END = "SELECT max(position) FROM event_log"
 class LiveLog:
     """The casino's database, read in short snapshots; ``wait()`` until something may be new."""
 
-    def __init__(self, url: Any, poll: float) -> None:
+    def __init__(self, url: Any, poll: float, *, listen: bool = True) -> None:
         self.connection, self.mark, self.name = connect(url)
         self.postgres = self.mark == "%s"
         self.poll = poll
         self._end()  # ``connect`` opened a snapshot: each pass takes its own
         self.listener: Any = None
         self.schema: str | None = None
-        if self.postgres:
+        if self.postgres and listen:  # without: the caller waits (audit.follow_archive)
             self._listen(url)
 
     def _listen(self, url: Any) -> None:
@@ -135,9 +135,9 @@ class LiveLog:
                     connection.close()
 
 
-def open_live(url: Any, poll: float) -> LiveLog:
+def open_live(url: Any, poll: float, *, listen: bool = True) -> LiveLog:
     try:
-        return LiveLog(url, poll)
+        return LiveLog(url, poll, listen=listen)
     except AuditUsageError:
         raise
     except Exception as error:  # the driver's own words, on one line

@@ -217,7 +217,8 @@ def _servers(url: URL) -> dict[str, Any]:
     return {"host": ",".join(hosts), "port": ",".join(ports)}
 
 
-def _postgres_connection(url: URL) -> Any:
+def _postgres_connection(url: URL, probe: bool = True) -> Any:
+    """``probe``: check that the URL's search path holds a log (``event_log``)."""
     import psycopg
 
     params: dict[str, Any] = {k: v if isinstance(v, str) else v[-1] for k, v in url.query.items()}
@@ -228,7 +229,7 @@ def _postgres_connection(url: URL) -> Any:
         # Read only, and one snapshot for every query of the audit.
         connection.read_only = True
         connection.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-        connection.execute("SELECT count(*) FROM event_log").fetchone()
+        connection.execute("SELECT count(*) FROM event_log" if probe else "SELECT 1").fetchone()
     except psycopg.Error as error:
         shown = url.render_as_string(hide_password=True)
         reason = _one_line(error, url)
@@ -266,6 +267,13 @@ def _postgres(url: URL, key: bytes | None, shown: str) -> LogSource:
         after=lambda heads: _database_checks(connection, heads),
         close=close,
     )
+
+
+def postgres_session(url: str | URL) -> tuple[Any, str]:
+    """A read-only PostgreSQL connection that needs no log on its search path (the archive's
+    catalog, ``audit.follow_archive``), and the URL to show."""
+    url = log_url(url)
+    return _postgres_connection(url, probe=False), url.render_as_string(hide_password=True)
 
 
 # --- what only the database knows --------------------------------------------------------------

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
-import time
-from datetime import datetime
 from typing import Any
+
+from entrypoints.cli.follow_run import Stop as _Stop
+from entrypoints.cli.follow_run import lag as _lag
 
 URL_HELP = "database URL, read only (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 
@@ -67,6 +67,31 @@ def register_follow(verbs: Any) -> None:
         help="a finding when events no checkpoint covers, other than rounds in progress, stay "
         "so this long (default: not checked; see docs/audit.md)",
     )
+    follow.add_argument(
+        "--archive",
+        metavar="URL",
+        help="a regulator's central archive (PostgreSQL, read only): follow every property of "
+        "--properties at once, each in its own schema with its own public key "
+        "(deploy/archive/README.md); replaces --db, --public-key, --witness and --state",
+    )
+    follow.add_argument(
+        "--properties",
+        metavar="FILE",
+        help="with --archive: the properties (TOML): one [[property]] each with name, schema, "
+        "public_key, optionally subscription and witness",
+    )
+    follow.add_argument(
+        "--stale-after",
+        type=_stale,
+        metavar="SECONDS",
+        help="with --archive: a finding (archive.stale) when a property's replication shows no "
+        "sign of life this long (default: not checked)",
+    )
+    follow.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="with --archive: one state file per property, DIR/NAME.json (as --state)",
+    )
     follow.add_argument("--format", choices=("text", "json"), default="text")
     follow.add_argument(
         "--quiet", action="store_true", help="alerts and the last line only, no line per pass"
@@ -84,6 +109,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _stale(text: str) -> float:
+    value = _grace(text)
+    if value < 0.1:
+        raise argparse.ArgumentTypeError("0.1 to 86400 seconds")
+    return value
+
+
 def _grace(text: str) -> float:
     try:
         value = float(text)
@@ -94,30 +126,23 @@ def _grace(text: str) -> float:
     return value
 
 
-class _Stop:
-    """SIGTERM and SIGINT ask the follower to stop after its current pass (state saved)."""
-
-    def __init__(self) -> None:
-        self.asked = False
-        self._before = {s: signal.signal(s, self._ask) for s in (signal.SIGTERM, signal.SIGINT)}
-
-    def _ask(self, _number: int, _frame: Any) -> None:
-        self.asked = True
-
-    def __call__(self) -> bool:
-        return self.asked
-
-    def restore(self) -> None:
-        for number, handler in self._before.items():
-            signal.signal(number, handler)
-
-
 def run_follow(args: argparse.Namespace) -> int:
+    from audit.sources import AuditUsageError
+
+    archived = ("--properties", "--stale-after", "--state-dir")
+    if args.archive is None:
+        given = [f for f in archived if getattr(args, f[2:].replace("-", "_")) is not None]
+        if given:
+            raise AuditUsageError(f"{given[0]} goes with --archive URL")
+    else:
+        from entrypoints.cli.audit_archive import run_archive
+
+        return run_archive(args)
     from audit.follow import Checkers, Follower, follow
     from audit.follow_journal import FindingsJournal, FollowState, load_state, save_state
     from audit.follow_log import open_live
     from audit.follow_tail import TailWatch
-    from audit.sources import AuditUsageError, resolve_key
+    from audit.sources import resolve_key
     from audit.witness import load as load_witness
     from entrypoints.cli.audit_settings import audit_database, public_key_setting
 
@@ -215,15 +240,3 @@ class _Output:
                 "status": status,
             },
         )
-
-
-def _lag(signed_at: str | None) -> float | None:
-    """Seconds from the checkpoint's signing (the casino's clock) to now: the latency when the
-    two clocks agree (JSON only: a simulated casino's clock says nothing of it)."""
-    if not signed_at:
-        return None
-    try:
-        at = datetime.fromisoformat(signed_at)
-    except ValueError:
-        return None
-    return time.time() - at.timestamp() if at.tzinfo is not None else None

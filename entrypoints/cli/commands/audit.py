@@ -12,7 +12,9 @@
 
 - ``paigow audit follow --db URL [--state FILE] [--findings FILE] [--exit-on-finding] [--once]``:
   verify a live log round by round as its checkpoints are signed
-  (``entrypoints/cli/audit_follow.py``).
+  (``entrypoints/cli/audit_follow.py``); ``--archive URL --properties FILE [--stale-after
+  SECONDS]``: every property of a regulator's archive at once, each with its own key
+  (``entrypoints/cli/audit_archive.py``, deploy/archive/README.md).
 - ``paigow audit witness --db URL --out FILE``: append the database's new signed checkpoints to
   a witness file kept outside the casino's database (``audit/witness.py``); a contradiction with
   what it holds is reported, exit status 1.
