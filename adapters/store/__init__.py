@@ -76,13 +76,27 @@ def database_problem(url: URL, error: BaseException) -> str:
         )
     if "does not exist" in reason and "database" in reason:
         return (
-            f"no database at {where}: {reason}; create it (createdb {url.database}), then "
+            f"no database at {where}: {reason}; create it (`{_createdb(url)}`), then "
             f"`paigow db upgrade --db {where}`"
         )
     return (
         f"cannot reach the database at {where}: {reason}; check that the server runs there and "
         f"that the URL, user and password are right"
     )
+
+
+def _createdb(url: URL) -> str:
+    """The ``createdb`` line for the URL's server, login and name (a multi-host URL: its first)."""
+    import shlex
+
+    words = ["createdb"]
+    if url.host:
+        words += ["-h", url.host]
+    if url.port:
+        words += ["-p", str(url.port)]
+    if url.username:
+        words += ["-U", url.username]
+    return shlex.join([*words, url.database or ""])
 
 
 @contextlib.contextmanager

@@ -135,6 +135,8 @@ def _how_to_make(store: Any, role: str, keys: Any) -> str:
                 "this store has no API key yet: its first, a security key, is made by "
                 f"`paigow keys create --role security --out security.key --db {url}`"
             )
+    if role == "security":  # the key officer's own: made by another security key, or known
+        return f"the key officer's key: `paigow keys list --db {url}` lists the store's keys"
     return (
         f"the key officer makes one: `paigow keys create --role {role} --out {role}.key "
         f"--key-file security.key --db {url}`"

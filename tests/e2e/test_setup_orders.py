@@ -167,6 +167,12 @@ def test_keys_first_then_the_database_then_the_key(
     assert _written(url) == (1, 1)
     assert not (tmp_path / "floor.key").exists()
 
+    # Keys are the key officer's: a second one made without a key is refused, naming how to
+    # find the store's keys.
+    line = _refused(capsys, "keys", "create", "--role", "floor", "--db", url)
+    assert "an API key of the security role" in line
+    assert _follow(capsys, monkeypatch, line)[0][0] == f"paigow keys list --db {shown}"
+
     # A floor command with no API key: the key officer's command to make one, as printed.
     digest = json.loads(_run(capsys, "service", "identity")[1])["digest"]
     authorise = ("service", "authorise-version", digest, "--reason", "CHG-1", "--db", url)
