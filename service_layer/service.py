@@ -383,6 +383,13 @@ class TableService(BatchExecution):
                 f"commands are refused: {self.refusing}{self._refusal_fix(self.refusing)}"
             )
 
+    def refusal(self) -> str | None:
+        """Why commands are refused now, with the operator's fix when there is one (``None``:
+        they are not)."""
+        if not self.refusing:
+            return None
+        return f"commands are refused: {self.refusing}{self._refusal_fix(self.refusing)}"
+
     def _refusal_fix(self, reason: str) -> str:
         """What the operator runs when the refusal may be of their own making: events no append
         tag covers are also what a command run without the store's key (or with another) wrote,

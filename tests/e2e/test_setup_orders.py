@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+import structlog
 from sqlalchemy import create_engine
 
 from adapters.store import open_store
@@ -33,6 +34,14 @@ from tests.e2e.serving import free_port, serving
 from tests.integration.conftest import pg_database, pg_url_empty  # noqa: F401 (fixtures)
 
 SUGGESTED = re.compile(r"`((?:paigow|export) [^`]*)`")
+
+
+@pytest.fixture(autouse=True)
+def _logging_kept() -> Iterator[None]:
+    """Commands run in process may configure logging onto the captured stderr: put it back."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -328,3 +337,59 @@ def test_after_a_rotation_the_new_key_serves_and_the_old_one_is_refused(
         assert ready["checks"]["signing_key"] is True, ready
     status, _out, err = _run(capsys, *floor, "--key-file", "sec.key")
     assert status == 0, err
+
+
+def test_a_database_bricked_by_older_code_is_named_and_adopted_as_the_bootstrap(
+    url: str, capsys: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The database older releases left: ``keys create`` run with no signing key wrote the first
+    key's creation unsealed and untagged. With the key set afterwards, ``db verify`` fails naming
+    ``db adopt``; the server refuses, and the key's 401 says why and what to run; the adoption,
+    as the bootstrap (the store has no API key the log vouches for yet), makes the key work."""
+    from service_layer.operators.keys import KeyStore, key_store_for
+    from table_core.ports import Actor
+
+    shown = _shown(url)
+    assert _run(capsys, "db", "upgrade", "--db", url)[0] == 0
+    if url.startswith("sqlite"):  # its key went to a vault: the file has none beside it
+        (tmp_path / "casino.db.signing-key").unlink()
+        (tmp_path / "casino.db.signing-key.pub").unlink()
+    with monkeypatch.context() as older:  # what code older than the refusal wrote
+        sealed = SystemStream.append
+        older.setattr(
+            SystemStream, "append", lambda s, e, checkpoint=True: sealed(s, e, checkpoint=False)
+        )
+        older.setattr(KeyStore, "_need_signer", lambda self: None)
+        store = open_store(url, create=False)
+        store.need_key_to_append = lambda: None  # type: ignore[method-assign]
+        try:
+            _, token = key_store_for(store).create(
+                "sec-1", "security", _now(), by=Actor("cli:ops", "bootstrap")
+            )
+        finally:
+            store.close()
+    (tmp_path / "security.key").write_text(token + "\n")
+    (tmp_path / "security.key").chmod(0o600)
+    assert _run(capsys, "keys", "signing", "create", "--out", "casino.pem")[0] == 0
+    monkeypatch.setenv("PAIGOW_SIGNING_KEY", str(tmp_path / "casino.pem"))
+
+    status, _out, err = _run(capsys, "db", "verify", "--db", url)
+    assert status == 1 and f"`paigow db adopt --db {shown}` lists them" in err, err
+    with serving(url, tmp_path, dict(os.environ)) as served:
+        refused = httpx.get(f"{served.base}/tables", headers={"Authorization": f"Bearer {token}"})
+    assert refused.status_code == 401, refused.text
+    message = refused.json()["message"]
+    assert message.startswith("this API key is not one the log vouches for: commands are ")
+    listed = _follow(capsys, monkeypatch, message)
+    assert [json.loads(x)["position"] for x in listed[0][1].splitlines()] == [1]
+    status, _out, err = _run(
+        capsys, "db", "adopt", "--db", url, "--through", "1", "--reason", "keys create ran "
+        "before the signing key existed; checked with audit verify",
+    )  # fmt: skip
+    assert status == 0, err
+    made = _run(
+        capsys, "keys", "create", "--role", "floor", "--out", "floor.key", "--db", url,
+        "--key-file", "security.key",
+    )  # fmt: skip
+    assert made[0] == 0, made[2]
+    assert _run(capsys, "db", "verify", "--db", url)[0] == 0

@@ -110,6 +110,12 @@ def run_verify(args: argparse.Namespace) -> int:
         return 1
     refused, accepted = tail.judge(sealed.position if sealed else 0, report.checkpoints)
     if refused is not None:
+        if untagged and "paigow db adopt" not in refused:
+            refused += (
+                f"; {len(untagged)} of them no append tag of the key covers (written without the "
+                f"signing key, or behind the store's back): `paigow db adopt --db {shown}` lists "
+                "them for checking and adoption"
+            )
         print(f"paigow: verification FAILED: {refused}", file=sys.stderr)
         return 1
     if untagged:
