@@ -22,8 +22,9 @@ from adapters.logging import get_logger
 from adapters.rng import SecureDeckAndDice
 from adapters.settings import Settings
 from adapters.store import InMemoryEventStore, SqlEventStore, database_url, open_store
+from adapters.store.key_advice import key_refusal
 from adapters.store.migrate import head_revision
-from service_layer.readiness import require_signing_key, signing_problem
+from service_layer.readiness import require_signing_key
 from service_layer.service import TableService
 from service_layer.snapshots import Snapshots
 from table_core.dealing import DeckAndDiceSource
@@ -103,12 +104,7 @@ def wire(
     if shared:  # one of several workers: say which one logged each line
         service.log = service.log.bind(pid=os.getpid())
     if signing == "read_only":
-        problem = signing_problem(store)
-        service.read_only = (
-            f"{problem} (`paigow keys signing create --db {shown}` makes one)"
-            if problem
-            else "started with --read-only"
-        )
+        service.read_only = key_refusal(store, shown) or "started with --read-only"
     return Wiring(store, service, url)
 
 

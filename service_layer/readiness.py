@@ -3,11 +3,13 @@
 Every round's end signs a checkpoint over the chain head (docs/store.md), so a service over a
 store without a signing key, or with a key that is not the log's, would accept rounds it cannot
 close. ``paigow serve`` and ``paigow simulate`` therefore refuse to start on such a store
-(:func:`require_signing_key`, one line naming the command that makes a key, exit 2);
+(:func:`require_signing_key`, one line naming the command to run first, exit 2:
+adapters/store/key_advice.py);
 ``paigow serve --read-only`` starts anyway and refuses every command (503 ``read_only``).
 
 ``/ready`` asks :func:`readiness` on every call: the store answers, its schema is at the head
-revision, the signing key is the one that signed the log's last checkpoint, and nothing refuses
+revision, the signing key is the one that signs the log (its last checkpoint's, or the key that
+one rotated to), and nothing refuses
 commands (a failed verification, a read-only server, a log tampered with: ``log_tampered``). The
 last checkpoint read here also gives ``/metrics`` its checkpoint age.
 
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from adapters.store.key_advice import key_refusal, signing_key_id
 from eventlog.canonical import parse_time
 from table_core.ports import SigningKeyMissing
 
@@ -55,30 +58,30 @@ def last_checkpoint(store: Any) -> LastCheckpoint | None:
 
 def signing_problem(store: Any) -> str | None:
     """Why the store cannot sign the checkpoints its log needs, or ``None``: no key at all, or a
-    key that did not sign the log's last checkpoint (its checkpoints would not verify with the
-    key the regulator holds). A log with no checkpoint yet takes any key."""
+    key that is not the one signing the log (the last checkpoint's, or the key it rotated to):
+    its checkpoints would not verify with the key the regulator holds. A log with no checkpoint
+    yet takes any key."""
     signer = getattr(store, "signer", None)
     if signer is None:
         return "no signing key"
-    last = last_checkpoint(store)
-    if last is not None and last.key_id != signer.key_id:
-        return (
-            f"the signing key {signer.key_id} is not the key {last.key_id} that signed the "
-            "log's last checkpoint"
-        )
+    needed = signing_key_id(store)
+    if needed is not None and needed != signer.key_id:
+        return f"the signing key {signer.key_id} is not the key {needed} that signs the log"
     return None
 
 
 def require_signing_key(store: Any, shown_url: str, *, read_only_hint: bool) -> None:
-    """Raise :class:`SigningKeyRefused` (one line for the CLI) when the store cannot sign."""
-    problem = signing_problem(store)
-    if problem is None:
+    """Raise :class:`SigningKeyRefused` (one line for the CLI, naming the command to run first,
+    adapters/store/key_advice.py) when the store cannot sign."""
+    refusal = key_refusal(store, shown_url)
+    if refusal is None:
         return
-    hint = "; `paigow serve --read-only` answers queries without one" if read_only_hint else ""
-    raise SigningKeyRefused(
-        f"{problem} for {shown_url}: `paigow keys signing create --db {shown_url}` makes one "
-        f"(or set PAIGOW_SIGNING_KEY to its PEM file){hint}"
+    hint = (
+        f"; `paigow serve --read-only --db {shown_url}` answers queries without it"
+        if read_only_hint
+        else ""
     )
+    raise SigningKeyRefused(refusal + hint)
 
 
 @dataclass
@@ -147,9 +150,12 @@ def _key_check(store: Any, found: Readiness) -> bool | str:
         return f"the last checkpoint cannot be read: {_one_line(error)}"
     if signer is None:
         return "no signing key"
-    if found.last is not None and found.last.key_id != signer.key_id:
+    needed = signing_key_id(store) if found.last is not None else None
+    if found.last is None or needed == signer.key_id:
+        return True
+    if needed == found.last.key_id:
         return f"the key {signer.key_id} did not sign the last checkpoint ({found.last.key_id})"
-    return True
+    return f"the key {signer.key_id} is not the key {needed} the log rotated signing to"
 
 
 def _commands_check(service: Any) -> bool | str:

@@ -273,7 +273,7 @@ class TableService(BatchExecution):
         """What a command that met an untagged event raises (HTTP 503 ``log_tampered``)."""
         self._held_tables.mark_stale(table_id)
         reason = self._untagged(error)
-        return LogTampered(f"commands are refused: {reason}")
+        return LogTampered(f"commands are refused: {reason}{self._refusal_fix(reason)}")
 
     # --- tables ------------------------------------------------------------------------------
 
@@ -380,7 +380,29 @@ class TableService(BatchExecution):
             raise ServiceReadOnly(f"this server is read-only: {self.read_only}")
         if self.refusing:
             log.warning("command_refused", reason=self.refusing)
-            raise StoreUnverified(f"commands are refused: {self.refusing}")
+            raise StoreUnverified(
+                f"commands are refused: {self.refusing}{self._refusal_fix(self.refusing)}"
+            )
+
+    def refusal(self) -> str | None:
+        """Why commands are refused now, with the operator's fix when there is one (``None``:
+        they are not)."""
+        if not self.refusing:
+            return None
+        return f"commands are refused: {self.refusing}{self._refusal_fix(self.refusing)}"
+
+    def _refusal_fix(self, reason: str) -> str:
+        """What the operator runs when the refusal may be of their own making: events no append
+        tag covers are also what a command run without the store's key (or with another) wrote,
+        before such writes were refused; the log's own check and adoption are the way back."""
+        if ": untagged:" not in reason:
+            return ""
+        where = f" --db {self._store_name}" if "://" in self._store_name else ""
+        return (
+            f"; if they were written without this store's signing key (or with another), check "
+            f"them: `paigow db adopt{where}` lists them and, with --through POSITION --reason "
+            "TEXT, vouches for them (recorded); otherwise someone wrote into the database"
+        )
 
     def _refused(
         self, table_id: str, command_id: str, state: TableState, refusal: DomainError, log: Any

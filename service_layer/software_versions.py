@@ -95,9 +95,10 @@ def authorised_digest(payload: Mapping[str, Any]) -> str | None:
     return str(digest) if is_digest(str(digest)) else None
 
 
-def start_check(events: Events, digest: str) -> StartCheck:
+def start_check(events: Events, digest: str, store_url: str | None = None) -> StartCheck:
     """The decision for a start under ``digest`` over the system stream's ``events`` (position,
-    type, payload, in order); raises :class:`VersionNotAuthorised` for an unauthorised change."""
+    type, payload, in order); raises :class:`VersionNotAuthorised` for an unauthorised change,
+    naming the command that authorises it (on the database at ``store_url`` when given)."""
     listed = list(events)
     last = last_started(listed)
     if last is None or last.digest == digest:
@@ -107,8 +108,8 @@ def start_check(events: Events, digest: str) -> StartCheck:
         raise VersionNotAuthorised(
             f"the running code (digest {digest}) is not authorised (the log last ran "
             f"{last.described()}): a floor supervisor authorises it first with `paigow service "
-            f"authorise-version {digest} --reason TEXT --key-file FLOOR-KEY` (R5/R19); nothing "
-            "was written"
+            f"authorise-version {digest} --reason TEXT --key-file FLOOR-KEY{_on(store_url)}` "
+            "(R5/R19); nothing was written"
         )
     return StartCheck(last, authorisation)
 
@@ -123,7 +124,15 @@ def system_events(store: EventStore) -> list[tuple[int, str, Mapping[str, Any]]]
 
 def require_authorised(store: EventStore, digest: str) -> StartCheck:
     """Refuse (before anything is written) a start under ``digest`` that nothing authorises."""
-    return start_check(system_events(store), digest)
+    from adapters.store.key_advice import store_url
+
+    return start_check(system_events(store), digest, store_url(store))
+
+
+def _on(store_url: str | None) -> str:
+    """`` --db URL`` for a database (the suggested command then works whatever PAIGOW_DB is)."""
+    named = store_url and "://" in store_url and not store_url.startswith("memory:")
+    return f" --db {store_url}" if named else ""
 
 
 def checked_digest(text: str | None) -> str:

@@ -165,7 +165,7 @@ class SystemStream:
             events: list[Any] = []
             last = self._last_start()
             if last is not None and last.digest != identity["digest"]:
-                events.append(self._authorised_change(now, last, identity))
+                events.append(self._authorised_change(now, last, identity, store_name))
             events.append(ServiceStarted(at=now, store=store_name, **identity))
             events.append(StoreOpened(at=now, store=store_name, schema_revision=schema_revision))
             return events
@@ -173,7 +173,7 @@ class SystemStream:
         self._append_built(build)
 
     def _authorised_change(
-        self, now: datetime, last: LastStart, identity: Mapping[str, Any]
+        self, now: datetime, last: LastStart, identity: Mapping[str, Any], store_name: str
     ) -> Any:
         """R5/R19: the change from the ``last`` start's code to ``identity``'s, naming the
         authorisation waiting for it; :class:`VersionNotAuthorised` (nothing written) when none
@@ -184,7 +184,7 @@ class SystemStream:
             for e in self.store.read_stream(SYSTEM_STREAM)
             if e.version <= upper
         ]
-        authorisation = start_check(events, identity["digest"]).authorisation
+        authorisation = start_check(events, identity["digest"], store_name).authorisation
         assert authorisation is not None  # a change without one was refused above
         return SoftwareVersionChanged(
             at=now,

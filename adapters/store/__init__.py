@@ -21,7 +21,7 @@ from adapters.settings import load_settings
 from adapters.store import migrate
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.postgres import PostgresEventStore
-from adapters.store.signing import Signer, configured_signer, create_key_files
+from adapters.store.signing import Signer, configured_signer, create_key_files, key_beside
 from adapters.store.sql import SqlEventStore
 from adapters.store.sqlite import SqliteEventStore
 from eventlog.keys import key_paths, load_public_key
@@ -76,13 +76,27 @@ def database_problem(url: URL, error: BaseException) -> str:
         )
     if "does not exist" in reason and "database" in reason:
         return (
-            f"no database at {where}: {reason}; create it (createdb {url.database}), then "
+            f"no database at {where}: {reason}; create it (`{_createdb(url)}`), then "
             f"`paigow db upgrade --db {where}`"
         )
     return (
         f"cannot reach the database at {where}: {reason}; check that the server runs there and "
         f"that the URL, user and password are right"
     )
+
+
+def _createdb(url: URL) -> str:
+    """The ``createdb`` line for the URL's server, login and name (a multi-host URL: its first)."""
+    import shlex
+
+    words = ["createdb"]
+    if url.host:
+        words += ["-h", url.host]
+    if url.port:
+        words += ["-p", str(url.port)]
+    if url.username:
+        words += ["-U", url.username]
+    return shlex.join([*words, url.database or ""])
 
 
 @contextlib.contextmanager
@@ -244,16 +258,21 @@ def _open_sqlite(
     _check_revision(engine, parsed)
     private_path, public_path = key_paths(path)
     public_key = None
-    if signer is None and private_path.exists():
-        signer = Signer.from_file(private_path)
-    elif (
+    if signer is None:
+        signer = key_beside(private_path)
+    if (
         signer is None
         and create
         and (new or (not public_path.exists() and not _has_checkpoints(engine)))
     ):
         # A new embedded database, also one that `paigow db upgrade` created before first use:
-        # it gets its own key, the public half beside it for verifiers.
+        # it gets its own key, the public half beside it for verifiers (or the key another
+        # process opening it at the same moment made: create_key_files).
         signer = create_key_files(path)
     elif signer is None and public_path.exists():
-        public_key = load_public_key(public_path.read_bytes())
+        # The private half is linked before the public one: read again, in case another
+        # process keyed the database since the first look.
+        signer = key_beside(private_path)
+        if signer is None:
+            public_key = load_public_key(public_path.read_bytes())
     return SqliteEventStore(engine, signer=signer, public_key=public_key, upcasters=upcasters)

@@ -12,6 +12,8 @@ import errno
 import hashlib
 import hmac
 import os
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from adapters.store.tags import Tagger
 from eventlog.canonical import bundle_manifest_message, checkpoint_message
-from eventlog.keys import key_id, key_paths, read_private_key_file
+from eventlog.keys import KeyFileExposed, key_id, key_paths, read_private_key_file
+from table_core.ports import StoreError
 
 
 @dataclass(frozen=True)
@@ -104,17 +107,53 @@ class Signer:
 
 
 def create_key_files(db_path: str | Path) -> Signer:
-    """A fresh key for a new embedded database; the private file is readable by its owner only."""
+    """The key of a new embedded database, its private file readable by its owner only: a fresh
+    one, or the one another process created at the same moment (two commands opening the same new
+    file both see it keyless; the first to link its key wins, the other reads that key, whole,
+    and both sign as one). A public half beside the database without its private key: one
+    ``StoreError`` line, nothing written."""
     private_path, public_path = key_paths(db_path)
     signer = Signer.generate()
-    _write_new_pair(private_path, signer.private_pem(), public_path, signer.public_pem())
+    try:
+        _write_new_pair(private_path, signer.private_pem(), public_path, signer.public_pem())
+    except FileExistsError:
+        theirs = key_beside(private_path)
+        if theirs is None:
+            raise StoreError(
+                f"{public_path} exists without its private key {private_path}: set "
+                "PAIGOW_SIGNING_KEY to that private key's file, or move the public key away "
+                "(nothing was written)"
+            ) from None
+        return theirs
     return signer
 
 
+#: How long a process that lost the race waits for a key file written by older code (which
+#: wrote in place) to be whole; a key linked into place is whole at once.
+KEY_WAIT_S = 5.0
+
+
+def key_beside(private_path: Path) -> Signer | None:
+    """The private key at ``private_path``, whole (``None``: there is none)."""
+    deadline = time.monotonic() + KEY_WAIT_S
+    while True:
+        try:
+            return Signer.from_file(private_path)
+        except FileNotFoundError:
+            return None
+        except KeyFileExposed:
+            raise
+        except ValueError:  # not whole yet (in place, by older code): wait a little
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def _write_new_pair(private: Path, private_pem: bytes, public: Path, public_pem: bytes) -> None:
-    """Both key files, each NEW (``O_EXCL``: never over a key that signed, nor over the public
-    key a verifier was given); when either exists, ``FileExistsError`` names it and neither is
-    left written."""
+    """Both key files, each NEW and whole (written under a temporary name, then linked: never
+    over a key that signed, nor over the public key a verifier was given, and a reader never
+    sees half a key); when either exists, ``FileExistsError`` names it and neither is left
+    written. The private key is linked first: whoever sees the public half finds its key."""
     for path in (private, public):
         if path.exists() or path.is_symlink():
             raise FileExistsError(errno.EEXIST, "exists", str(path))
@@ -127,9 +166,18 @@ def _write_new_pair(private: Path, private_pem: bytes, public: Path, public_pem:
 
 
 def _write_new(path: Path, data: bytes, mode: int) -> None:
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(data)
+    """``data`` at the new name ``path`` (``FileExistsError`` when it exists), whole or not at
+    all: written and flushed under a temporary name in the same folder, then linked."""
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(descriptor, mode)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(temporary, path)  # atomic, and never over an existing file
+    finally:
+        os.unlink(temporary)
 
 
 def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:

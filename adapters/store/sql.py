@@ -288,10 +288,10 @@ class SqlEventStore(AppendEntrances):
         """A SQL store appends only with its signing key: an append it cannot tag would read, to
         every later holder of the key, as a row INSERTed behind its back (store/tags.py)."""
         if self.signer is None:
+            from adapters.store.key_advice import key_refusal
+
             raise SigningKeyMissing(
-                "no signing key: this store appends nothing without it (every append is tagged "
-                "by the key); set PAIGOW_SIGNING_KEY to the key's PEM file (`paigow keys signing "
-                "create --out FILE` makes one; a SQLite database keeps it beside the file)"
+                key_refusal(self) or "no signing key: this store appends nothing without it"
             )
 
     @property

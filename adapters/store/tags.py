@@ -199,8 +199,8 @@ def _finding(position: int, stream: str, version: int) -> Finding:
         version,
         "untagged",
         "no append tag of this store's key covers it: inserted behind the store's back, or "
-        "written before the tags or without the key (`paigow db adopt` lists such events; an "
-        "operator vouches for them only once checked)",
+        "written before the tags or without the key (paigow db adopt, given the store, lists "
+        "such events; an operator vouches for them only once checked)",
     )
 
 

@@ -123,6 +123,26 @@ def _code_authorised(store: Any) -> None:
     require_authorised(store, running_code().code.digest)
 
 
+def _how_to_make(store: Any, role: str, keys: Any) -> str:
+    """The command that makes a key of ``role`` on this store: the key officer's (a security
+    key), or the store's first key, a security key made without one."""
+    from adapters.store.key_advice import store_url
+
+    url = store_url(store)
+    with contextlib.suppress(Exception):  # a store whose keys cannot be read: the usual case
+        if not (keys if keys is not None else key_store(store)).has_active():
+            return (
+                "this store has no API key yet: its first, a security key, is made by "
+                f"`paigow keys create --role security --out security.key --db {url}`"
+            )
+    if role == "security":  # the key officer's own: made by another security key, or known
+        return f"the key officer's key: `paigow keys list --db {url}` lists the store's keys"
+    return (
+        f"the key officer makes one: `paigow keys create --role {role} --out {role}.key "
+        f"--key-file security.key --db {url}`"
+    )
+
+
 def authenticate(
     store: Any,
     args: argparse.Namespace,
@@ -133,8 +153,11 @@ def authenticate(
     """The operator's key (``service_layer.operators.keys.ApiKey``) for ``paigow COMMAND``, or a
     one-line refusal. ``declared``: the self-declared flags given (``{"--floor": "ana"}``, a
     ``--role`` too), each to equal the key's actor (or role)."""
+    from adapters.store.key_advice import require_the_logs_key
     from service_layer.operators.rights import CLI_COMMANDS, RIGHTS, refusal
 
+    # The log's own signing key first: without it nothing can be written (nor a key checked).
+    require_the_logs_key(store)
     if command != "service authorise-version":  # that one authorises the code it may run
         _code_authorised(store)
     operation = CLI_COMMANDS[command]
@@ -143,8 +166,7 @@ def authenticate(
         roles = sorted(RIGHTS[operation])
         raise DomainError(
             f"paigow {command} acts as an operator: give --key-file FILE or set {ENV} to an API "
-            f"key of the {' or '.join(roles)} role (`paigow keys create --role {roles[0]} "
-            "--out FILE` makes one)"
+            f"key of the {' or '.join(roles)} role ({_how_to_make(store, roles[0], keys)})"
         )
     keys = keys if keys is not None else key_store(store)
     key = keys.lookup(token)

@@ -21,7 +21,11 @@ from eventlog.system_events import SYSTEM_STREAM
 class UnsealedTail:
     """Watches the log's rows in position order (``store.verify(observe=...)``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shown_url: str | None = None) -> None:
+        #: The store's URL (password masked), for the command the refusal names.
+        self.adopt = (
+            "`paigow db adopt`" if shown_url is None else f"`paigow db adopt --db {shown_url}`"
+        )
         self.seal = Seal()
         self.first: int | None = None
         self.last = 0
@@ -55,7 +59,7 @@ class UnsealedTail:
             return (
                 f"unsealed: {unsealed} events from position {first}: service lifecycle events "
                 "after the last checkpoint (a log written before every stop was sealed: check "
-                "it, then `paigow db adopt`)"
+                f"it, then {self.adopt})"
             ), ""
         rounds = ", ".join(accepted["rounds_in_progress"])
         return (

@@ -56,6 +56,13 @@ async def caller(
             row_not_in_log=unbacked,
         )
         await record_failure(request, credentials.credentials)
+        refused = request.app.state.service.refusal() if unbacked else None
+        if refused is not None and ": untagged:" in refused:
+            # Its creation is among events no append tag covers (written without the signing
+            # key, or behind the store's back): what the operator checks, and how.
+            raise ApiProblem(
+                401, "unauthorized", f"this API key is not one the log vouches for: {refused}"
+            )
         raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
     request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
     return key

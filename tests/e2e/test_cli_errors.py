@@ -5,7 +5,10 @@ too. Only ``simulate``, ``serve`` and ``db upgrade`` create a database."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -103,18 +106,37 @@ def test_db_upgrade_creates_the_database_and_its_key_readers_then_open(
 
 def test_a_missing_postgresql_database_says_how_to_make_one(paigow: Run) -> None:
     pytest.importorskip("psycopg")
+    from sqlalchemy.engine import make_url
+
     from tests.integration.conftest import ADMIN_URL, _admin_connection
 
     try:
         _admin_connection().close()
     except Exception as error:
         pytest.skip(f"PostgreSQL is not reachable: {error}")
-    url = ADMIN_URL.rsplit("/", 1)[0] + "/paigow_no_such_db"
+    name = f"paigow_no_such_db_{os.getpid()}"
+    url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
     line = _one_line(paigow("keys", "list", "--db", url))
     assert line.startswith(f"paigow: no database at {url}: ")
+    server = make_url(ADMIN_URL)
+    where = ["-h", str(server.host), "-p", str(server.port or 5432), "-U", str(server.username)]
     assert line.endswith(
-        f"create it (createdb paigow_no_such_db), then `paigow db upgrade --db {url}`\n"
+        f"create it (`{shlex.join(['createdb', *where, name])}`), then "
+        f"`paigow db upgrade --db {url}`\n"
     )
+    # Both commands it names, run as printed: the database is made and at the schema's head.
+    createdb, upgrade = line.split("`")[1::2]
+    try:
+        subprocess.run(shlex.split(createdb), check=True, capture_output=True)
+        done = paigow(*shlex.split(upgrade)[1:])
+        assert done.returncode == 0, done.stderr
+        listed = paigow("keys", "list", "--db", url)
+        assert (listed.returncode, listed.stderr) == (0, "")
+    finally:
+        subprocess.run(
+            ["dropdb", *where, "--if-exists", "--force", name],
+            capture_output=True, check=False,
+        )  # fmt: skip
 
 
 def test_a_folder_that_does_not_exist_is_one_line(paigow: Run, tmp_path: Path) -> None:

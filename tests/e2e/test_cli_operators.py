@@ -59,8 +59,9 @@ def test_self_declared_actors_are_refused(
     authorise = ("service", "authorise-version", "6" * 64, "--reason", "x", "--db", DB)
     assert _refused(paigow(*authorise, "--floor", "mallory")) == (
         "paigow: paigow service authorise-version acts as an operator: give --key-file FILE or "
-        "set PAIGOW_API_KEY to an API key of the floor role (`paigow keys create --role floor "
-        "--out FILE` makes one)"
+        "set PAIGOW_API_KEY to an API key of the floor role (the key officer makes one: "
+        "`paigow keys create --role floor --out floor.key --key-file security.key --db "
+        f"{DB}`)"
     )
     assert _refused(paigow(*authorise, "--floor", "mallory", "--key-file", keys["cage"])) == (
         "paigow: the cage role may not run paigow service authorise-version: it is for floor"

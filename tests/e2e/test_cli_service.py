@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -128,7 +129,8 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
     assert refused.stderr.splitlines() == [
         f"paigow: the running code (digest {running}) is not authorised (the log last ran "
         f"{old}): a floor supervisor authorises it first with `paigow service authorise-version "
-        f"{running} --reason TEXT --key-file FLOOR-KEY` (R5/R19); nothing was written"
+        f"{running} --reason TEXT --key-file FLOOR-KEY --db {DB}` (R5/R19); nothing was "
+        "written"
     ]
     assert (tmp_path / "casino.db").stat().st_size == size
     label = paigow("service", "authorise-version", "0.1.0", "--db", DB, "--reason", "x",
@@ -147,10 +149,10 @@ def test_other_code_is_refused_until_the_floor_authorises_its_digest(
         "paigow service: a software version's authorisation needs a reason\n",
     )
     assert (tmp_path / "casino.db").stat().st_size == size
-    granted = paigow(
-        *("service", "authorise-version", running, "--db", DB),
-        *("--reason", "CHG-12 release", *floor, "--floor", "floor-ines"),
-    )
+    # The command the refusal named, run as printed (its placeholders filled in).
+    suggested = refused.stderr.split("`")[1]
+    suggested = suggested.replace("TEXT", "'CHG-12 release'").replace("FLOOR-KEY", "floor.key")
+    granted = paigow(*shlex.split(suggested)[1:])
     assert granted.returncode == 0, granted.stderr
     record = json.loads(granted.stdout)
     assert set(record) == {"position", "version", "digest", "reason", "authorised_by", "at"}

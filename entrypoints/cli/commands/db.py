@@ -16,7 +16,9 @@ Contract (stable): ``db verify`` prints ``ok: N events, M checkpoints`` (then ``
 signatures not checked)`` when so) and exit status 0 when all holds; an unsealed tail of rounds in
 progress adds ``; unsealed: K events from position P (rounds in progress: …)`` to that line. A
 failure is one line on standard error, ``paigow: verification FAILED at …`` or ``paigow:
-verification FAILED: unsealed: K events from position P: …``, exit status 1.
+verification FAILED: unsealed: K events from position P: …``, exit status 1. With the log's own
+signing key at hand, an event no append tag of the key covers fails it too (``… FAILED at P
+(stream …): untagged: …``, naming ``paigow db adopt --db URL``): the server would refuse commands.
 """
 
 from __future__ import annotations
@@ -88,13 +90,19 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     from adapters.store import open_store
+    from adapters.store.key_advice import key_refusal, store_url
     from entrypoints.cli.unsealed import UnsealedTail
 
     store = open_store(args.db, create=False)
-    tail = UnsealedTail()
+    shown = store_url(store)
+    tail = UnsealedTail(shown)
     try:
         report = store.verify(observe=tail.row)
         sealed = store.last_checkpoint() if report.first_bad is None else None
+        # With the log's own key at hand, what the server would refuse too: an event no append
+        # tag of the key covers (written without the key, or behind the store's back).
+        checks_tags = report.first_bad is None and key_refusal(store) is None
+        untagged: list[Any] = getattr(store, "untagged_events", list)() if checks_tags else []
     finally:
         store.close()
     if report.first_bad is not None:
@@ -102,7 +110,24 @@ def run_verify(args: argparse.Namespace) -> int:
         return 1
     refused, accepted = tail.judge(sealed.position if sealed else 0, report.checkpoints)
     if refused is not None:
+        if untagged and "paigow db adopt" not in refused:
+            refused += (
+                f"; {len(untagged)} of them no append tag of the key covers (written without the "
+                f"signing key, or behind the store's back): `paigow db adopt --db {shown}` lists "
+                "them for checking and adoption"
+            )
         print(f"paigow: verification FAILED: {refused}", file=sys.stderr)
+        return 1
+    if untagged:
+        first = untagged[0]
+        print(
+            f"paigow: verification FAILED at {first.position} (stream {first.stream_id!r} "
+            f"version {first.version}): untagged: {len(untagged)} events no append tag of the "
+            "store's key covers (written without the key, or behind the store's back): the "
+            f"server refuses commands until they are checked and adopted: `paigow db adopt --db "
+            f"{shown}` lists them",
+            file=sys.stderr,
+        )
         return 1
     signed = "" if report.signatures_checked else " (no public key: signatures not checked)"
     print(f"ok: {report.events} events, {report.checkpoints} checkpoints{signed}{accepted}")
@@ -142,6 +167,7 @@ def run_adopt(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from adapters.settings import load_settings
     from adapters.store import open_store
+    from adapters.store.key_advice import require_the_logs_key
     from service_layer.adopt import AdoptionRefused, adopt, untagged
 
     given = [args.through is not None, args.reason is not None]
@@ -150,6 +176,7 @@ def run_adopt(args: argparse.Namespace) -> int:
         return 2
     store = open_store(args.db, create=False, signing_key=load_settings().signing_key)
     try:
+        require_the_logs_key(store)  # no key, or another one: nothing to vouch with
         if args.through is None:
             for finding in untagged(store):
                 print(json.dumps({"position": finding.position, "stream": finding.stream_id,

@@ -82,9 +82,11 @@ def _open(url: str | None, *, writing: bool = False) -> tuple[Any, Any]:
 
     # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
     store = open_store(url, create=False, signing_key=load_settings().signing_key)
-    if writing:  # its system event needs the key: refuse before the key row is written
+    if writing:  # its system event needs the log's key: refuse before the key row is written
+        from adapters.store.key_advice import require_the_logs_key
+
         try:
-            store.need_key_to_append()
+            require_the_logs_key(store)
         except BaseException:
             store.close()
             raise
@@ -110,9 +112,12 @@ def _creator(store: Any, keys: Any, args: argparse.Namespace) -> Any:
     if keys.has_active():
         return _security(store, keys, args, "create")
     if args.role != "security":
+        from adapters.store.key_advice import store_url
+
         raise DomainError(
             "this store has no API key yet: its first key is a security key, which then creates "
-            "the others (`paigow keys create --role security --out FILE`)"
+            f"the others (`paigow keys create --role security --out security.key --db "
+            f"{store_url(store)}`)"
         )
     return Actor(f"cli:{getpass.getuser()}", "bootstrap")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 from pathlib import Path
 
@@ -61,11 +62,16 @@ def test_the_first_key_is_a_security_key_and_then_keys_need_one(paigow: Run) -> 
     assert paigow("db", "upgrade", "--db", DB).returncode == 0
     first = paigow("keys", "create", "--role", "floor", "--db", DB)
     assert (first.returncode, first.stdout) == (2, "")
+    suggested = (
+        f"paigow keys create --role security --out security.key --db {DB}"  # runs as printed
+    )
     assert first.stderr == (
         "paigow: this store has no API key yet: its first key is a security key, which then "
-        "creates the others (`paigow keys create --role security --out FILE`)\n"
+        f"creates the others (`{suggested}`)\n"
     )
-    security, sec = _bootstrap(paigow)
+    made = paigow(*shlex.split(suggested)[1:])
+    assert made.returncode == 0, made.stderr
+    security, sec = json.loads(made.stdout), ("--key-file", "security.key")
     keyless = paigow("keys", "create", "--role", "floor", "--db", DB)
     assert keyless.returncode == 2 and "acts as an operator: give --key-file FILE" in keyless.stderr
     floor = paigow("keys", "create", "--role", "floor", "--out", "floor.key", "--db", DB, *sec)

@@ -1,7 +1,8 @@
 """A store that cannot sign is not ready (issue 19), end to end with ``paigow`` as installed.
 
-The PostgreSQL key trap: after ``paigow db upgrade``, ``paigow serve`` and ``paigow simulate``
-with no signing key refuse to start with one line naming the command that makes one (exit 2);
+The PostgreSQL key trap: after ``paigow db upgrade`` and the API keys, ``paigow serve`` and
+``paigow simulate`` with no signing key refuse to start with one line naming the key the log is
+signed by and how to give it (exit 2);
 ``paigow serve --read-only`` starts, refuses every command (503 ``read_only``) and answers
 queries; with the key, a round plays through to ``/round/close`` (200), ``/ready`` is 200,
 ``/metrics`` names every metric, and the access log holds a line per request and no token."""
@@ -44,11 +45,14 @@ def environment(**extra: str) -> dict[str, str]:
     return {**env, "PAIGOW_LOG_FORMAT": "json", **extra}
 
 
-def one_line_refusal(result: subprocess.CompletedProcess[str], url: str) -> str:
+def one_line_refusal(result: subprocess.CompletedProcess[str], url: str, signed_by: str) -> str:
+    """The refusal of a store whose log ``signed_by`` signs: one line naming that key and how to
+    give it (a new key would not be the store's)."""
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert f"`paigow keys signing create --db {url}` makes one" in lines[0]
+    assert f" {url}: its log is signed by key {signed_by}; set PAIGOW_SIGNING_KEY" in lines[0]
+    assert "`paigow keys signing show --key FILE` prints a file's key id" in lines[0]
     assert "Traceback" not in result.stderr
     return lines[0]
 
@@ -109,13 +113,20 @@ def test_the_postgresql_key_trap(
         [str(PAIGOW), "serve", "--db", pg_url, "--port", str(free_port())],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60, check=False,
     )  # fmt: skip
-    line = one_line_refusal(started, shown)
-    assert line.startswith("paigow: no signing key for ") and "--read-only" in line
+    line = one_line_refusal(started, shown, signer.key_id)
+    assert line.startswith("paigow: no signing key for ")
+    assert line.endswith(f"; `paigow serve --read-only --db {shown}` answers queries without it")
+    # The command it names, run: the key file given tells its id, the one the log needs.
+    shown_key = subprocess.run(
+        [str(PAIGOW), "keys", "signing", "show", "--key", str(key_file)],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60, check=True,
+    )  # fmt: skip
+    assert json.loads(shown_key.stdout)["key_id"] == signer.key_id
     simulated = subprocess.run(
         [str(PAIGOW), "simulate", "--db", pg_url, "--rounds", "1", "--quiet"],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60, check=False,
     )  # fmt: skip
-    one_line_refusal(simulated, shown)
+    one_line_refusal(simulated, shown, signer.key_id)
 
     # --read-only: queries are answered, every command is refused, nothing is written. Without
     # the signing key, the server checks the keys' sealed creations with the public key.
@@ -177,11 +188,12 @@ def test_simulate_and_serve_refuse_a_sqlite_file_whose_key_is_gone(
 ) -> None:
     first = paigow("simulate", "--db", "sqlite:///casino.db", "--rounds", "2", "--seed", "4")
     assert first.returncode == 0, first.stderr  # a new file: its key made beside it
+    key_id = Signer.from_file(tmp_path / "casino.db.signing-key").key_id
     (tmp_path / "casino.db.signing-key").unlink()
     again = paigow("simulate", "--db", "sqlite:///casino.db", "--rounds", "2", "--quiet")
-    one_line_refusal(again, "sqlite:///casino.db")
+    one_line_refusal(again, "sqlite:///casino.db", key_id)
     served = paigow("serve", "--db", "sqlite:///casino.db", "--port", str(free_port()))
-    one_line_refusal(served, "sqlite:///casino.db")
+    one_line_refusal(served, "sqlite:///casino.db", key_id)
 
 
 @pytest.mark.parametrize("flag", [[], ["--workers", "2"]])
@@ -198,5 +210,6 @@ def test_serve_refuses_a_key_that_did_not_sign_the_log(
         cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
         env=environment(PAIGOW_SIGNING_KEY=str(other)),
     )  # fmt: skip
-    line = one_line_refusal(refused, "sqlite:///casino.db")
-    assert "is not the key" in line and "signed the log's last checkpoint" in line
+    signed_by = Signer.from_file(tmp_path / "casino.db.signing-key").key_id
+    line = one_line_refusal(refused, "sqlite:///casino.db", signed_by)
+    assert line.startswith(f"paigow: the signing key {Signer.from_file(other).key_id} is not ")

@@ -78,9 +78,14 @@ def test_db_verify_fails_a_forged_unsealed_tail(keyed: Casino, capsys: Any) -> N
     forged = Insider(keyed).append_forged(table, "chips_cashed_out", cash_out_payload(keyed, table))
     status, out, err = _run(capsys, "db", "verify", "--db", keyed.url)
     assert (status, out) == (1, "")
+    # The forged event carries no append tag of the key either: the line says so, and what
+    # lists such events for checking (docs/store.md, "Adopting untagged events").
     assert err == (
         f"paigow: verification FAILED: unsealed: 1 events from position {forged}: not only "
-        f"rounds in progress (a table event outside any round in progress at position {forged})\n"
+        f"rounds in progress (a table event outside any round in progress at position {forged}); "
+        "1 of them no append tag of the key covers (written without the signing key, or behind "
+        f"the store's back): `paigow db adopt --db {keyed.url}` lists them for checking and "
+        "adoption\n"
     )
 
 

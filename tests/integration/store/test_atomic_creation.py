@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, text
 
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
+from eventlog.keys import key_paths, load_public_key
 from table_core.ports import StoreError
 
 # A process that opens a new store with the migration stopped between two revisions: it says
@@ -98,14 +99,60 @@ def test_a_half_made_file_from_older_code_is_refused_with_one_clear_line(tmp_pat
 
 
 def test_two_processes_creating_at_once_both_get_the_same_whole_database(tmp_path: Path) -> None:
+    """Both see a new file: one database and one key come of it, both processes sign with that
+    key, and neither says a word on standard error (no traceback of a key file met half-way)."""
     path = tmp_path / "casino.db"
-    code = "import sys; from adapters.store import open_store; open_store(sys.argv[1]).close()"
+    code = (
+        "import sys; from adapters.store import open_store; store = open_store(sys.argv[1]); "
+        "print(store.signer.key_id); store.close()"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     started = time.monotonic()
     processes = [
-        subprocess.Popen([sys.executable, "-c", code, f"sqlite:///{path}"], env=env)
+        subprocess.Popen(
+            [sys.executable, "-c", code, f"sqlite:///{path}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
-    assert [p.wait(timeout=120) for p in processes] == [0, 0], time.monotonic() - started
+    outcomes = [(p.wait(timeout=120), *p.communicate()) for p in processes]
+    assert [(status, err) for status, _, err in outcomes] == [(0, ""), (0, "")], (
+        time.monotonic() - started
+    )
+    keys = {out.strip() for _, out, _ in outcomes}
+    assert keys == {Signer.from_file(key_paths(path)[0]).key_id}
+    assert (
+        load_public_key(key_paths(path)[1].read_bytes())
+        == Signer.from_file(key_paths(path)[0]).public_raw
+    )
+    assert not list(tmp_path.glob(".casino.db*"))  # no temporary file left behind
     with create_engine(f"sqlite:///{path}").connect() as connection:
         assert migrate.current_revision(connection) == migrate.head_revision()
+
+
+def test_a_key_is_never_seen_half_written(tmp_path: Path) -> None:
+    """Key files are written under a temporary name and linked whole; none is left behind, and
+    a pair that exists is never written over."""
+    from adapters.store.signing import create_key_files
+
+    made = create_key_files(tmp_path / "casino.db")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "casino.db.signing-key",
+        "casino.db.signing-key.pub",
+    ]
+    assert os.stat(tmp_path / "casino.db.signing-key").st_mode & 0o777 == 0o600
+    # Made again (another process that saw no key): the key already there, unchanged.
+    assert create_key_files(tmp_path / "casino.db").key_id == made.key_id
+    assert Signer.from_file(tmp_path / "casino.db.signing-key").key_id == made.key_id
+
+
+def test_a_public_half_without_its_key_is_refused_in_one_line(tmp_path: Path) -> None:
+    from adapters.store.signing import create_key_files
+
+    (tmp_path / "casino.db.signing-key.pub").write_bytes(Signer.generate().public_pem())
+    with pytest.raises(StoreError, match="exists without its private key"):
+        create_key_files(tmp_path / "casino.db")
+    assert not (tmp_path / "casino.db.signing-key").exists()
