@@ -86,5 +86,5 @@ def test_db_verify_reports_the_legacy_logs_unsealed_stop_and_names_the_adoption(
     assert done.stderr == (
         "paigow: verification FAILED: unsealed: 1 events from position 6784: service lifecycle "
         "events after the last checkpoint (a log written before every stop was sealed: check it, "
-        "then `paigow db adopt`)\n"
+        f"then `paigow db adopt --db {legacy}`)\n"
     )
