@@ -1,0 +1,45 @@
+"""PostgreSQL's wake-up for the event feed: a connection of its own that LISTENs on
+``paigow_events``, which migration 0014 has ``event_log`` NOTIFY at each append's commit (payload:
+the schema, so the appends of other schemas of the same database are ignored).
+
+The connection is taken from the store's engine and detached from its pool (same server, same
+search path, no pool slot held); it is autocommit, since a notification is delivered between
+transactions only. LISTEN needs no right on any table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHANNEL = "paigow_events"
+
+
+class PgListener:
+    def __init__(self, engine: Any) -> None:
+        pooled = engine.raw_connection()
+        pooled.detach()
+        self._pooled = pooled
+        self.connection = connection = pooled.driver_connection
+        if not connection.autocommit:
+            connection.rollback()
+            connection.autocommit = True
+        self.schema = connection.execute("SELECT current_schema()").fetchone()[0]
+        connection.execute(f"LISTEN {CHANNEL}")
+
+    def wait(self, timeout: float) -> bool:
+        """Until a notification for this schema (``True``) or ``timeout`` seconds."""
+        for note in self.connection.notifies(timeout=timeout, stop_after=1):
+            if note.payload in ("", self.schema):
+                return True
+        return False
+
+    def close(self) -> None:
+        self._pooled.close()
+
+
+def listener_for(store: Any) -> Any:
+    """A factory of ``PgListener`` for a PostgreSQL store; ``None`` for any other (poll)."""
+    if getattr(store, "dialect", "") != "postgresql":
+        return None
+    engine = store.engine
+    return lambda: PgListener(engine)
