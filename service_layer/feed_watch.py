@@ -133,7 +133,8 @@ class FeedWatch:
         try:
             self._saw(self._head())
         except Exception as error:  # the store is down: followers wait, the thread tries again
-            log.warning("feed_head_unread", error=type(error).__name__)
+            if self._followers:
+                log.warning("feed_head_unread", error=type(error).__name__)
 
     def _run(self) -> None:
         listener: Listener | None = None

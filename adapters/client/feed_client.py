@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import socket
 import time
 import urllib.parse
 from collections.abc import Iterator
@@ -43,6 +44,20 @@ CHECKPOINT_DOMAIN = "paigow-checkpoint-v1"
 
 class VerificationError(Exception):
     """An event or a checkpoint that does not hold."""
+
+
+class RefusedError(Exception):
+    """The server refused the request (401, 403, 404, 422): retrying would not help."""
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    """Close ``connection``, waking a thread blocked reading it (a plain close does not)."""
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        connection.close()
 
 
 def _quote(text: str) -> str:
@@ -137,7 +152,7 @@ class FeedClient:
     _last_global: tuple[int, str] | None = None
     _hashes: dict[int, str] = field(default_factory=dict)
     _checkpoints: dict[int, dict[str, Any]] = field(default_factory=dict)
-    _response: Any = None
+    _current: http.client.HTTPConnection | None = None
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -164,7 +179,8 @@ class FeedClient:
             response = connection.getresponse()
             body = response.read()
             if response.status != 200:
-                raise ConnectionError(f"GET {path}: {response.status} {body[:200]!r}")
+                kind = RefusedError if response.status < 500 else ConnectionError
+                raise kind(f"GET {path}: {response.status} {body[:200]!r}")
             return json.loads(body)
         finally:
             connection.close()
@@ -174,8 +190,9 @@ class FeedClient:
         query = self._query(after=after or None, limit=limit)
         return self.get_json(f"/events?{query}")  # type: ignore[no-any-return]
 
-    def _open_stream(self, after: int) -> Any:
+    def _open_stream(self, after: int) -> tuple[http.client.HTTPConnection, Any]:
         connection = self._connection()
+        self._current = connection
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "text/event-stream"}
         if after:
             headers["Last-Event-ID"] = str(after)
@@ -184,18 +201,16 @@ class FeedClient:
         if response.status != 200:
             body = response.read()
             connection.close()
-            raise PermissionError(f"GET /events: {response.status} {body[:200]!r}")
+            raise RefusedError(f"GET /events: {response.status} {body[:200]!r}")
         self.connections += 1
-        self._response = (connection, response)
-        return response
+        return connection, response
 
     def close(self) -> None:
-        """Drop the connection (``follow`` resumes on a new one when iterated again)."""
-        if self._response is not None:
-            connection, _ = self._response
-            self._response = None
-            with contextlib.suppress(OSError):
-                connection.close()
+        """Drop the stream's connection, from any thread: a ``follow`` blocked reading it ends
+        (when its ``stop()`` says so) or resumes on a new connection."""
+        connection, self._current = self._current, None
+        if connection is not None:
+            _shut(connection)
 
     def _messages(self, response: Any) -> Iterator[tuple[str | None, str | None]]:
         """(id, data) of each SSE message; comments are skipped."""
@@ -227,8 +242,9 @@ class FeedClient:
         if after is not None:
             self.last_id = after
         while stop is None or not stop():
+            connection = None
             try:
-                response = self._open_stream(self.last_id)
+                connection, response = self._open_stream(self.last_id)
                 for event_id, data in self._messages(response):
                     if data is None:  # an id alone: positions the filter skipped
                         if event_id is not None and event_id.isdigit():
@@ -244,10 +260,18 @@ class FeedClient:
                     yield event
                     if stop is not None and stop():
                         return
-            except (OSError, http.client.HTTPException):
+            except (OSError, http.client.HTTPException, AttributeError) as error:
+                # AttributeError: ``close()`` from another thread closed the response under us.
+                if isinstance(error, AttributeError) and self._current is connection:
+                    raise
+                if stop is not None and stop():
+                    return
                 time.sleep(self.retry_s)  # the connection dropped: resume after last_id
             finally:
-                self.close()
+                if connection is not None:
+                    if self._current is connection:
+                        self._current = None
+                    _shut(connection)
 
     # -- verifying -----------------------------------------------------------------------------
 
