@@ -192,9 +192,14 @@ def event_line(event: dict[str, Any], payload: str) -> str:
     return f'{head[:-1]},"payload":{payload}}}'
 
 
+def event_lines(page: FeedPage) -> list[str]:
+    """The page's events, each as ``event_line`` writes it."""
+    return [event_line(e, p) for e, p in zip(page.events, page.payloads, strict=True)]
+
+
 def page_json(page: FeedPage) -> str:
     """A page as ``GET /events`` answers it: ``{"events": [...], "next_after": P, "head": H}``."""
-    events = ",".join(event_line(e, p) for e, p in zip(page.events, page.payloads, strict=True))
+    events = ",".join(event_lines(page))
     return f'{{"events":[{events}],"next_after":{page.next_after},"head":{page.head}}}'
 
 

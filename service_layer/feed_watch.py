@@ -66,6 +66,8 @@ class FeedWatch:
         self._followers = 0
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
+        #: Whether the thread waits on a notification now (else it polls).
+        self.listening = False
 
     # -- followers ----------------------------------------------------------------------------
 
@@ -153,6 +155,7 @@ class FeedWatch:
                 if listener is None and self._listen is not None and time.monotonic() > next_listen:
                     try:
                         listener = self._listen()
+                        self.listening = listener is not None
                     except Exception as error:
                         log.warning("feed_listen_failed", error=type(error).__name__)
                         next_listen = time.monotonic() + RELISTEN_S
@@ -167,9 +170,11 @@ class FeedWatch:
                     log.warning("feed_listen_lost", error=type(error).__name__)
                     _close(listener)
                     listener = None
+                    self.listening = False
                     next_listen = time.monotonic() + RELISTEN_S
                 self._read_head()
         finally:
+            self.listening = False
             if listener is not None:
                 _close(listener)
 

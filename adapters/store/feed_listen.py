@@ -17,9 +17,9 @@ CHANNEL = "paigow_events"
 class PgListener:
     def __init__(self, engine: Any) -> None:
         pooled = engine.raw_connection()
+        self.connection = connection = pooled.driver_connection  # before: detached, it is gone
         pooled.detach()
         self._pooled = pooled
-        self.connection = connection = pooled.driver_connection
         if not connection.autocommit:
             connection.rollback()
             connection.autocommit = True
@@ -34,7 +34,7 @@ class PgListener:
         return False
 
     def close(self) -> None:
-        self._pooled.close()
+        self.connection.close()
 
 
 def listener_for(store: Any) -> Any:

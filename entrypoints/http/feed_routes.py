@@ -40,7 +40,7 @@ from service_layer.feed import (
     FeedPage,
     FeedRefused,
     FeedScope,
-    event_line,
+    event_lines,
     page_json,
     scope_for,
     split_list,
@@ -239,8 +239,8 @@ async def _answer(
 
 def _sse(page: FeedPage) -> str:
     return "".join(
-        f"id: {event['position']}\ndata: {event_line(event, payload)}\n\n"
-        for event, payload in zip(page.events, page.payloads, strict=True)
+        f"id: {event['position']}\ndata: {line}\n\n"
+        for event, line in zip(page.events, event_lines(page), strict=True)
     )
 
 

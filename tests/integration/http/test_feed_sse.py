@@ -136,6 +136,9 @@ def test_live_events_are_pushed_and_a_consumer_behind_catches_up(live: tuple[Api
     follower = Follower(_client(api, url))
     churn(api, 10)  # while it catches up
     follower.wait_for(api.service.store.feed_head())
+    watch = api.client.app.state.feed.watch  # type: ignore[attr-defined]
+    # PostgreSQL: woken by LISTEN/NOTIFY; SQLite: polling.
+    assert watch.listening == (api.service.store.dialect == "postgresql")
     delays = []
     for _ in range(5):  # at the head now: each new event is pushed
         started = time.monotonic()
