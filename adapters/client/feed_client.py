@@ -142,6 +142,8 @@ class FeedClient:
     public_key: bytes | None = None
     types: tuple[str, ...] | None = None
     table_ids: tuple[str, ...] | None = None
+    #: A named subscription (``POST /subscriptions``): its filter is the server's, and a client
+    #: that starts with no ``after`` resumes after the subscription's acknowledged position.
     subscription: str | None = None
     timeout_s: float = 30.0
     retry_s: float = 0.5
@@ -173,17 +175,34 @@ class FeedClient:
         return kind(url.hostname or "localhost", url.port, timeout=self.timeout_s)
 
     def get_json(self, path: str) -> Any:
+        return self._json("GET", path)
+
+    def _json(self, method: str, path: str, body: Any = None) -> Any:
         connection = self._connection()
+        headers = {"Authorization": f"Bearer {self.token}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
         try:
-            connection.request("GET", path, headers={"Authorization": f"Bearer {self.token}"})
+            connection.request(method, path, body=data, headers=headers)
             response = connection.getresponse()
             body = response.read()
-            if response.status != 200:
+            if response.status not in (200, 201):
                 kind = RefusedError if response.status < 500 else ConnectionError
-                raise kind(f"GET {path}: {response.status} {body[:200]!r}")
+                raise kind(f"{method} {path}: {response.status} {body[:200]!r}")
             return json.loads(body)
         finally:
             connection.close()
+
+    def ack(self, position: int) -> dict[str, Any]:
+        """Acknowledge the subscription's events up to ``position``: a restarted consumer of
+        the subscription (a new client, no ``after``) resumes after it."""
+        if not self.subscription:
+            raise ValueError("only a subscription's consumer acknowledges")
+        name = urllib.parse.quote(self.subscription)
+        found = self._json("POST", f"/subscriptions/{name}/ack", {"position": position})
+        return found  # type: ignore[no-any-return]
 
     def page(self, after: int, limit: int = 100) -> dict[str, Any]:
         """One JSON page after ``after`` (``GET /events``)."""

@@ -46,6 +46,7 @@ from service_layer.feed import (
     split_list,
 )
 from service_layer.feed_watch import FeedWatch
+from service_layer.metrics import FeedCollector
 from service_layer.operators.keys import ApiKey
 
 router = APIRouter(tags=["feed"])
@@ -168,9 +169,10 @@ class FeedState:
 
 
 def install(app: FastAPI, settings: Any) -> None:
-    app.state.feed = FeedState(
+    app.state.feed = state = FeedState(
         app.state.service.store, settings.feed_poll_ms / 1000, settings.feed_heartbeat_s
     )
+    app.state.store_gauges.register(FeedCollector(state.subscriptions, state.feed.head))
     app.include_router(router)
     _stop_on_server_exit()
 
