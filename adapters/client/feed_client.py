@@ -294,6 +294,11 @@ class FeedClient:
 
     # -- verifying -----------------------------------------------------------------------------
 
+    @property
+    def verified_checkpoints(self) -> list[int]:
+        """The positions of the checkpoints whose signatures this client checked."""
+        return sorted(self._checkpoints)
+
     def verify(self, event: dict[str, Any]) -> None:
         """``check_event``; the whole log's chain (unfiltered); the sealing checkpoint."""
         check_event(event)

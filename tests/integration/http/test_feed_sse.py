@@ -97,6 +97,7 @@ def test_resume_by_last_event_id_after_a_disconnect_no_gap_no_duplicate(
     positions = seen + [e["position"] for e in second.events]
     assert positions == list(range(1, head + 1))  # every event once, in order
     assert client.connections == 2
+    assert client.verified_checkpoints  # the seals of the events caught up, signatures checked
 
 
 def test_the_sse_id_is_the_position_and_last_event_id_resumes_exactly(
