@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,7 @@ from eventlog.system_events import SYSTEM_STREAM
 MAX_PAGE = 1000
 #: Events that carry cards of a round before it is over, and the marks that say it is over.
 _SECRET_TYPES = frozenset({"stacks_dealt", "stacks_assigned"})
-_ROUND_MARKS = ("round_closed", "round_voided", "round_started")
+ROUND_MARKS = ("round_closed", "round_voided", "round_started")
 #: Roles that read every stream; a dealer reads the tables' streams only.
 EVERY_STREAM_ROLES = frozenset({"floor", "auditor"})
 
@@ -128,61 +128,71 @@ class Feed:
         sealing = self.store.sealing_checkpoints(rows[0][0], last)
         seals = [c[0] for c in sealing]
         ended: dict[tuple[str, int], bool] = {}
-        events, payloads = [], []
-        for row in rows:
-            at = bisect.bisect_left(seals, row[0])
-            sealed_by = seals[at] if at < len(seals) else None
-            event, payload = self._event(row, sealed_by, ended)
-            events.append(event)
-            payloads.append(payload)
+
+        def round_over(row: Sequence[Any], number: int) -> bool:
+            """The first round mark after the event closes or voids its round, or starts a
+            later one."""
+            known = ended.get((row[1], number))
+            if known is None:
+                mark = self.store.first_of_types(row[1], row[2], ROUND_MARKS)
+                known = ended[(row[1], number)] = mark is not None
+            return known
+
+        events, payloads = render(rows, seals, round_over)
         return FeedPage(events, next_after, max(head, last), full, payloads)
-
-    def _event(
-        self, row: Sequence[Any], sealed_by: int | None, ended: dict[tuple[str, int], bool]
-    ) -> tuple[dict[str, Any], str]:
-        (position, stream, version, kind, schema, text, at, actor_id, role, command, prev,
-         digest, global_prev, global_hash) = row[:14]  # fmt: skip
-        redacted: list[str] = []
-        if kind in _SECRET_TYPES:
-            payload = loads_json(text)
-            number = payload.get("round")
-            if isinstance(number, int) and not self._round_over(stream, version, number, ended):
-                redacted = _withhold(kind, payload)
-                if redacted:
-                    text = canonical_json(payload)
-        event = {
-            "position": position,
-            "stream_id": stream,
-            "version": version,
-            "type": kind,
-            "schema_version": schema,
-            "at": at,
-            "actor": {"id": actor_id, "role": role},
-            "command_id": command,
-            "prev_hash": prev,
-            "hash": digest,
-            "global_prev": global_prev,
-            "global_hash": global_hash,
-            "sealed_by": sealed_by,
-            "redacted": redacted,
-        }
-        return event, text
-
-    def _round_over(
-        self, stream: str, version: int, number: int, ended: dict[tuple[str, int], bool]
-    ) -> bool:
-        """Whether the round ``number`` whose event is at ``version`` of ``stream`` is over: the
-        first round mark after it closes or voids it, or starts a later round."""
-        known = ended.get((stream, number))
-        if known is None:
-            mark = self.store.first_of_types(stream, version, _ROUND_MARKS)
-            known = ended[(stream, number)] = mark is not None
-        return known
 
     def checkpoints(self, after: int, limit: int) -> list[dict[str, Any]]:
         """The checkpoints signed at positions after ``after``, in position order."""
         rows = self.store.checkpoints_after(after, max(1, min(limit, MAX_PAGE)))
         return [checkpoint_json(row) for row in rows]
+
+
+def render(
+    rows: Sequence[Sequence[Any]],
+    seals: Sequence[int],
+    round_over: Callable[[Sequence[Any], int], bool],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The events of ``rows`` (log rows), each sealed by the first of ``seals`` (checkpoint
+    positions, sorted) at or after it; ``round_over(row, round)`` says whether a card may show."""
+    events, payloads = [], []
+    for row in rows:
+        at = bisect.bisect_left(seals, row[0])
+        event, payload = _event(row, seals[at] if at < len(seals) else None, round_over)
+        events.append(event)
+        payloads.append(payload)
+    return events, payloads
+
+
+def _event(
+    row: Sequence[Any], sealed_by: int | None, round_over: Callable[[Sequence[Any], int], bool]
+) -> tuple[dict[str, Any], str]:
+    (position, stream, version, kind, schema, text, at, actor_id, role, command, prev,
+     digest, global_prev, global_hash) = row[:14]  # fmt: skip
+    redacted: list[str] = []
+    if kind in _SECRET_TYPES:
+        payload = loads_json(text)
+        number = payload.get("round")
+        if isinstance(number, int) and not round_over(row, number):
+            redacted = _withhold(kind, payload)
+            if redacted:
+                text = canonical_json(payload)
+    event = {
+        "position": position,
+        "stream_id": stream,
+        "version": version,
+        "type": kind,
+        "schema_version": schema,
+        "at": at,
+        "actor": {"id": actor_id, "role": role},
+        "command_id": command,
+        "prev_hash": prev,
+        "hash": digest,
+        "global_prev": global_prev,
+        "global_hash": global_hash,
+        "sealed_by": sealed_by,
+        "redacted": redacted,
+    }
+    return event, text
 
 
 def event_line(event: dict[str, Any], payload: str) -> str:

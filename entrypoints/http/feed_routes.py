@@ -45,6 +45,7 @@ from service_layer.feed import (
     scope_for,
     split_list,
 )
+from service_layer.feed_tail import FeedTail
 from service_layer.feed_watch import FeedWatch
 from service_layer.metrics import FeedCollector
 from service_layer.operators.keys import ApiKey
@@ -162,7 +163,9 @@ class FeedState:
 
     def __init__(self, store: Any, poll_s: float, heartbeat_s: float) -> None:
         self.feed = Feed(store)
-        self.watch = FeedWatch(self.feed.head, poll_s, listener_for(store))
+        # The followers at the head read the tail the watcher refreshes, not the database.
+        self.tail = FeedTail(store)
+        self.watch = FeedWatch(self.tail.refresh, poll_s, listener_for(store))
         self.subscriptions: Subscriptions = subscriptions_for(store)
         self.heartbeat_s = heartbeat_s
         _WATCHES.add(self.watch)
@@ -250,14 +253,16 @@ async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> Async
     """Catch-up pages, then live events, heartbeats between: until the client goes or the
     server stops. ``after`` only moves past events sent; a heartbeat carries it (an ``id`` with
     no data) when a filtered page moved it past positions that were not the client's."""
-    watch, feed = state.watch, state.feed
+    watch, feed, tail = state.watch, state.feed, state.tail
     with watch.following():
         yield f"retry: 1000\n: paigow event feed after {after}\n\n"
         sent_id = after
         beat = time.monotonic()
         while not watch.stopped:
             mark = watch.mark  # before the read: a commit after it moves the mark
-            page = await run_in_threadpool(feed.page, after, SSE_PAGE, scope)
+            page = tail.page(after, SSE_PAGE, scope)  # from memory, at the head
+            if page is None:  # behind what the tail holds: the database
+                page = await run_in_threadpool(feed.page, after, SSE_PAGE, scope)
             if page.events:
                 yield _sse(page)
                 sent_id = page.events[-1]["position"]

@@ -145,3 +145,47 @@ def test_no_card_of_an_open_round_leaves_the_feed(sql_api: Api) -> None:
     dealt = page(api, "dealer", "types=stacks_dealt")["events"][0]
     assert dealt["redacted"] == [] and len(dealt["payload"]["deck"]) == 53
     assert event_hash(dealt) == dealt["hash"]
+
+
+def test_the_tail_in_memory_answers_as_the_database_does(api: Api) -> None:
+    """``FeedTail`` (what live followers read) gives the pages ``Feed.page`` reads from the
+    store: the same events, seals, withheld cards and ``next_after``, for every scope."""
+    from service_layer.feed import Feed, FeedScope, scope_for
+    from service_layer.feed_tail import FeedTail
+
+    store = api.service.store
+    tail = FeedTail(store, capacity=16)
+    assert tail.refresh() == store.feed_head()  # it starts at the head
+    start = tail.base
+    assert start is not None
+    open_table(api, (2, "ana", 100_000))
+    tail.refresh()
+    for _ in range(2):
+        open_round(api)
+        finish_round(api)
+        tail.refresh()
+    open_round(api)  # the last round stays open: its cards are withheld
+    tail.refresh()
+    feed = Feed(store)
+    scopes = [
+        FeedScope(),
+        scope_for("dealer"),
+        scope_for("floor", ["system"]),
+        scope_for("auditor", None, ["stacks_dealt", "stacks_assigned", "round_closed"]),
+    ]
+    assert tail.base is not None and tail.base > start  # trimmed to its capacity
+    for scope in scopes:
+        for after in range(tail.base, tail.last + 1):
+            for limit in (1, 3, 500):
+                mine = tail.page(after, limit, scope)
+                assert mine is not None
+                theirs = feed.page(after, limit, scope)
+                assert (mine.events, mine.payloads, mine.full) == (
+                    theirs.events,
+                    theirs.payloads,
+                    theirs.full,
+                ), (scope, after, limit)
+                assert mine.next_after == theirs.next_after
+    assert tail.page(tail.base - 1, 10, FeedScope()) is None  # before what it holds
+    withheld = tail.page(tail.base, 500, scope_for("auditor", None, ["stacks_dealt"]))
+    assert withheld is not None and withheld.events[-1]["redacted"]
