@@ -33,7 +33,7 @@ from eventlog.system_events import SYSTEM_STREAM
 #: The most events one page holds.
 MAX_PAGE = 1000
 #: Events that carry cards of a round before it is over, and the marks that say it is over.
-_SECRET_TYPES = frozenset({"stacks_dealt", "stacks_assigned"})
+SECRET_TYPES = frozenset({"stacks_dealt", "stacks_assigned"})
 ROUND_MARKS = ("round_closed", "round_voided", "round_started")
 #: Roles that read every stream; a dealer reads the tables' streams only.
 EVERY_STREAM_ROLES = frozenset({"floor", "auditor"})
@@ -104,6 +104,7 @@ class FeedPage:
     head: int
     full: bool
     payloads: list[str] = field(default_factory=list)  # each event's payload JSON text
+    lines: list[str] | None = None  # each event's ``event_line``, when already written
 
 
 class Feed:
@@ -169,7 +170,7 @@ def _event(
     (position, stream, version, kind, schema, text, at, actor_id, role, command, prev,
      digest, global_prev, global_hash) = row[:14]  # fmt: skip
     redacted: list[str] = []
-    if kind in _SECRET_TYPES:
+    if kind in SECRET_TYPES:
         payload = loads_json(text)
         number = payload.get("round")
         if isinstance(number, int) and not round_over(row, number):
@@ -204,6 +205,8 @@ def event_line(event: dict[str, Any], payload: str) -> str:
 
 def event_lines(page: FeedPage) -> list[str]:
     """The page's events, each as ``event_line`` writes it."""
+    if page.lines is not None:
+        return page.lines
     return [event_line(e, p) for e, p in zip(page.events, page.payloads, strict=True)]
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 CHANNEL = "paigow_events"
+#: How long the notifications after a first one are gathered into one wake-up (seconds).
+COALESCE_S = 0.005
 
 
 class PgListener:
@@ -27,11 +29,16 @@ class PgListener:
         connection.execute(f"LISTEN {CHANNEL}")
 
     def wait(self, timeout: float) -> bool:
-        """Until a notification for this schema (``True``) or ``timeout`` seconds."""
-        for note in self.connection.notifies(timeout=timeout, stop_after=1):
-            if note.payload in ("", self.schema):
-                return True
-        return False
+        """Until a notification for this schema (``True``) or ``timeout`` seconds. The
+        notifications that follow within ``COALESCE_S`` are taken with it: the appends of a busy
+        casino wake the followers once for several commits, not once each."""
+        # Each ``notifies`` holds the connection's lock until it ends: never one inside another.
+        notes = list(self.connection.notifies(timeout=timeout, stop_after=1))
+        if not any(note.payload in ("", self.schema) for note in notes):
+            return False
+        for _ in self.connection.notifies(timeout=COALESCE_S):
+            pass
+        return True
 
     def close(self) -> None:
         self.connection.close()

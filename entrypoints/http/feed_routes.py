@@ -277,7 +277,9 @@ async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> Async
                 sent_id = max(sent_id, after)
                 beat = time.monotonic()
                 continue
-            await watch.changed(mark, left)
+            # At most a second between reads, woken or not: a watcher stuck or gone delays a
+            # follower (the tail goes stale, the database answers), never stalls it.
+            await watch.changed(mark, min(left, 1.0))
 
 
 @router.get(

@@ -154,7 +154,7 @@ def test_the_tail_in_memory_answers_as_the_database_does(api: Api) -> None:
     from service_layer.feed_tail import FeedTail
 
     store = api.service.store
-    tail = FeedTail(store, capacity=16)
+    tail = FeedTail(store, capacity=16, stale_s=3600)
     assert tail.refresh() == store.feed_head()  # it starts at the head
     start = tail.base
     assert start is not None
@@ -189,3 +189,5 @@ def test_the_tail_in_memory_answers_as_the_database_does(api: Api) -> None:
     assert tail.page(tail.base - 1, 10, FeedScope()) is None  # before what it holds
     withheld = tail.page(tail.base, 500, scope_for("auditor", None, ["stacks_dealt"]))
     assert withheld is not None and withheld.events[-1]["redacted"]
+    tail.stale_s = 0.0
+    assert tail.page(tail.base, 10, FeedScope()) is None  # not refreshed lately: not trusted
