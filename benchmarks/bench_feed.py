@@ -13,9 +13,13 @@ consumers:
 - exactly once, in order: each consumer must receive every position after the head it started
   at, up to the head when the phase ended, each once, ascending (the feed is unfiltered, so the
   positions are dense); ``exact`` counts the consumers for which that held;
-- the delivery delay: a consumer's arrival time of an event minus the event's recorded time
-  (``at``, the service's clock when the command ran, before its append: the append's own time is
-  in it); p50, p99 and max over every event of every consumer.
+- the delivery delay after the answer: when a consumer received a command's last event, minus
+  when the terminal got the command's answer (the commit comes just before the answer, so this is
+  the push's own delay; negative when the push beat the answer); p50, p99 and max over every
+  command and every consumer;
+- the delivery delay after ``at``: a consumer's arrival time of an event minus the event's
+  recorded time (the service's clock when the command ran, before its append: the command's wait
+  for the store and its append are in it).
 
 Usage (repo root): ``.venv/bin/python benchmarks/bench_feed.py [--engines sqlite,postgresql]
 [--tables 50] [--consumers 20] [--rate 200] [--seconds 20] [--pairs 2]``. Prints a table, then
@@ -28,6 +32,7 @@ import argparse
 import http.client
 import json
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -75,9 +80,10 @@ def _consumer(
     connection.request("GET", "/events", headers=headers)
     response = connection.getresponse()
     assert response.status == 200, response.read()
-    out.update(first=None, last=after, count=0, wrong=0, delays=[])
+    out.update(first=None, last=after, count=0, wrong=0, delays=[], arrivals={})
     out["ready"] = True
     delays = out["delays"]
+    arrivals = out["arrivals"]  # command id -> when its last event so far came
     last = after
     while True:
         line = response.readline()
@@ -97,6 +103,7 @@ def _consumer(
             out["first"] = position
         at = datetime.fromisoformat(event["at"]).timestamp()
         delays.append(arrived - at)
+        arrivals[event["command_id"]] = arrived
         until = out.get("until")
         if until is not None and position >= until:
             break
@@ -120,6 +127,7 @@ def consume(base: str, token: str, after: int, count: int) -> int:
         time.sleep(0.01)
     print("ready", flush=True)
     until = int(sys.stdin.readline())
+    answered: dict[str, float] = json.loads(sys.stdin.readline())
     for out in outs:
         out["until"] = until
     deadline = time.monotonic() + 120
@@ -127,6 +135,12 @@ def consume(base: str, token: str, after: int, count: int) -> int:
         thread.join(timeout=max(0.1, deadline - time.monotonic()))
     stop.set()
     delays = sorted(d for out in outs for d in out["delays"])
+    pushed = sorted(
+        arrived - answered[command]
+        for out in outs
+        for command, arrived in out["arrivals"].items()
+        if command in answered
+    )
     expected = until - after
     exact = sum(
         1 for out in outs if out["count"] == expected and out["wrong"] == 0 and out["last"] == until
@@ -137,6 +151,10 @@ def consume(base: str, token: str, after: int, count: int) -> int:
         "events_each": expected,
         "received": [out["count"] for out in outs],
         "wrong": sum(out["wrong"] for out in outs),
+        "pushed_after_answer_p50_ms": round(percentile(pushed, 0.50) * 1000, 1),
+        "pushed_after_answer_p99_ms": round(percentile(pushed, 0.99) * 1000, 1),
+        "pushed_after_answer_max_ms": round((pushed[-1] if pushed else 0.0) * 1000, 1),
+        "commands_timed": len(pushed),
         "delivery_p50_ms": round(percentile(delays, 0.50) * 1000, 1),
         "delivery_p99_ms": round(percentile(delays, 0.99) * 1000, 1),
         "delivery_max_ms": round((delays[-1] if delays else 0.0) * 1000, 1),
@@ -148,13 +166,44 @@ def consume(base: str, token: str, after: int, count: int) -> int:
 # --- the load and the pairs ----------------------------------------------------------------------
 
 
+class TimedClient(Client):
+    """``bench_http.Client``, each command's answer time (``time.time()``) kept by its id."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.answered: dict[str, float] = {}
+
+    def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
+        if self.interval:
+            wait = self._slot() - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+        self._n += 1
+        command_id = f"{self.table}-{self._n}-{time.time_ns()}"
+        headers = {"Authorization": f"Bearer {self.tokens[role]}", "Idempotency-Key": command_id}
+        payload = b"" if body is None else json.dumps(body).encode()
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        started = time.perf_counter()
+        self.http.request("POST", f"/tables/{self.table}{path}", body=payload, headers=headers)
+        response = self.http.getresponse()
+        text = response.read()
+        elapsed = time.perf_counter() - started
+        self.answered[command_id] = time.time()
+        self.requests += 1
+        if response.status != 200:
+            raise RuntimeError(f"{operation}: {response.status} {text.decode(errors='replace')}")
+        self.samples[operation].append(elapsed)
+
+
 def paced(base: str, tokens: dict[str, str], tables: list[str], rate: float, seconds: float,
-          seed: int) -> dict[str, Any]:  # fmt: skip
-    """The tables play at ``rate`` commands/s in all for ``seconds``: every command's latency."""
+          seed: int, answered: dict[str, float] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The tables play at ``rate`` commands/s in all for ``seconds``: every command's latency;
+    each command's answer time into ``answered``."""
     interval = len(tables) / rate
     clients = [
-        Client(base, table, tokens, interval,
-               times=poisson_times(random.Random(seed * 1000 + i), 1 / interval, seconds))
+        TimedClient(base, table, tokens, interval,
+                    times=poisson_times(random.Random(seed * 1000 + i), 1 / interval, seconds))
         for i, table in enumerate(tables)
     ]  # fmt: skip
     failures: list[BaseException] = []
@@ -177,6 +226,9 @@ def paced(base: str, tokens: dict[str, str], tables: list[str], rate: float, sec
         c.http.close()
     if failures:
         raise SystemExit(f"a command failed: {failures[0]}")
+    if answered is not None:
+        for c in clients:
+            answered.update(c.answered)
     samples = [s for c in clients for op in c.samples.values() for s in op]
     return {
         "commands": len(samples),
@@ -207,13 +259,18 @@ def with_consumers(server: Server, tokens: dict[str, str], tables: list[str],
     assert consumers.stdin is not None and consumers.stdout is not None
     assert consumers.stdout.readline().strip() == "ready"
     cpu = server.cpu_seconds()
-    result = paced(server.base, tokens, tables, args.rate, args.seconds, seed)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    answered: dict[str, float] = {}
+    result = paced(server.base, tokens, tables, args.rate, args.seconds, seed, answered)
     result["server_cpu_s"] = round(server.cpu_seconds() - cpu, 2)
     end = head(server.base, tokens["auditor"])
-    consumers.stdin.write(f"{end}\n")
+    consumers.stdin.write(f"{end}\n{json.dumps(answered)}\n")
     consumers.stdin.flush()
     summary = json.loads(consumers.stdout.readline())
     consumers.wait(timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    result["consumers_cpu_s"] = round(spent, 2)  # the consumers' process (this machine's cores)
     return {**result, **summary}
 
 
@@ -276,7 +333,8 @@ def main() -> int:
     figures: dict[str, Any] = {}
     print(
         f"{'engine':<11} {'pair':>4} {'phase':<8} {'cmd/s':>6} {'p50 ms':>7} {'p99 ms':>7} "
-        f"{'srv cpu':>7}  delivery p50 / p99 / max ms, consumers exact"
+        f"{'srv cpu':>7}  pushed after the answer p50 / p99 / max ms; after `at` p50 / p99; "
+        "consumers exact"
     )
     for engine in args.engines.split(","):
         figures[engine] = result = bench(engine, args)
@@ -286,9 +344,10 @@ def main() -> int:
                 extra = ""
                 if side == "with":
                     extra = (
-                        f"  {r['delivery_p50_ms']} / {r['delivery_p99_ms']} / "
-                        f"{r['delivery_max_ms']}, {r['exact']}/{r['consumers']} "
-                        f"({r['events_each']} events each)"
+                        f"  {r['pushed_after_answer_p50_ms']} / {r['pushed_after_answer_p99_ms']}"
+                        f" / {r['pushed_after_answer_max_ms']}; {r['delivery_p50_ms']} / "
+                        f"{r['delivery_p99_ms']}; {r['exact']}/{r['consumers']} "
+                        f"({r['events_each']} events each; their CPU {r['consumers_cpu_s']} s)"
                     )
                 print(
                     f"{engine:<11} {n:>4} {side:<8} {r['commands_per_s']:>6} {r['p50_ms']:>7} "
