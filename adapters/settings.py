@@ -95,6 +95,12 @@ class Settings(BaseSettings):
     #: The largest request body the HTTP server reads, in bytes: over it, 413 before the rest is
     #: read (entrypoints/http/body_limit.py).
     http_max_body: int = Field(default=64 * 1024, ge=1024, le=64 * 1024 * 1024)
+    #: The event feed's Server-Sent Events (docs/feed.md): a comment line this often, in seconds,
+    #: when no event went out, so proxies keep the connection and clients know it lives.
+    feed_heartbeat_s: float = Field(default=15.0, ge=0.05, le=300.0)
+    #: How often a server on SQLite (no LISTEN/NOTIFY) reads the log's head for its followers,
+    #: in milliseconds; PostgreSQL is woken at each commit and reads it every second besides.
+    feed_poll_ms: int = Field(default=50, ge=5, le=10_000)
     #: The floor pages' session cookie secret (entrypoints/http/floor/session.py); unset: a random
     #: one made at each start (every session ends when the server restarts).
     floor_session_secret: str | None = Field(default=None, min_length=32)

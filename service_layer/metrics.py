@@ -16,6 +16,8 @@ Read from the store when scraped (:class:`StoreCollector`): ``paigow_ready`` (1 
 ``paigow_verification_ok`` (0 while a failed verification refuses commands), ``paigow_read_only``,
 ``paigow_log_tampered_total`` (the tamperings this process met, each counted once: an event no
 holder of the key appended, a log cut or rewritten under it, a forged snapshot);
+``paigow_feed_subscription_lag{subscription}`` and ``paigow_feed_subscription_position{…}`` (the
+event feed's named subscriptions: :class:`FeedCollector`);
 on PostgreSQL ``paigow_store_failovers_total`` (failovers this process saw: connected to another
 primary after losing one, adapters/store/primary.py) and ``paigow_store_primary_lost`` (1 while
 none is reachable).
@@ -163,6 +165,36 @@ class StoreCollector:
             yield _gauge(
                 "paigow_checkpoint_age_seconds", "Seconds since the last signed checkpoint", age
             )
+
+
+class FeedCollector:
+    """The event feed's named subscriptions when scraped (docs/feed.md): each one's
+    acknowledged position and its lag (the log's head minus that position)."""
+
+    def __init__(self, subscriptions: Any, head: Any) -> None:
+        self.subscriptions, self.head = subscriptions, head
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        try:
+            head = int(self.head())
+            found = self.subscriptions.all()
+        except Exception:  # the store is down: /ready and paigow_ready say so
+            return
+        lag = GaugeMetricFamily(
+            "paigow_feed_subscription_lag",
+            "Positions of the log after a subscription's acknowledged one",
+            labels=("subscription",),
+        )
+        position = GaugeMetricFamily(
+            "paigow_feed_subscription_position",
+            "A subscription's acknowledged position",
+            labels=("subscription",),
+        )
+        for s in found:
+            lag.add_metric((s.name,), float(max(0, head - s.position)))
+            position.add_metric((s.name,), float(s.position))
+        yield lag
+        yield position
 
 
 def _gauge(name: str, documentation: str, value: Any) -> GaugeMetricFamily:

@@ -24,6 +24,7 @@ from adapters.store.core import (
     recorded_ranges,
     sequence,
 )
+from adapters.store.feed_reads import MemoryFeedReads
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
 from adapters.store.tags import anchor_tag
@@ -41,7 +42,7 @@ from table_core.ports import (
 State = TypeVar("State")
 
 
-class InMemoryEventStore(AppendEntrances):
+class InMemoryEventStore(MemoryFeedReads, AppendEntrances):
     """``rows`` holds the log as the verifier reads it (``query.ROW_COLUMNS`` order), which is
     what tamper tests edit; nothing in the store's API changes or removes a row."""
 

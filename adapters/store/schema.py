@@ -92,6 +92,8 @@ checkpoints = Table(
     Column("signed_at", String(32), nullable=False),
     Column("key_id", String(16), nullable=False),
     Column("signature", String(128), nullable=False),
+    # The checkpoint that seals an event: the first at or after its position (migration 0014).
+    Index("ix_checkpoints_position", "position"),
 )
 
 sequencer_queue = Table(

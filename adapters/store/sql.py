@@ -34,6 +34,7 @@ from adapters.store.core import (
     EventReader,
     checkpoint_of,
 )
+from adapters.store.feed_reads import SqlFeedReads
 from adapters.store.heads_seen import HeadsSeen
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
 from adapters.store.signing import Signer
@@ -158,7 +159,7 @@ class _Retried(Exception):
     """Internal: the command is already recorded, leave the write transaction and read it."""
 
 
-class SqlEventStore(AppendEntrances):
+class SqlEventStore(SqlFeedReads, AppendEntrances):
     STREAM_CANDIDATES = STREAM_CANDIDATES  # the catch-up's tag check (PostgreSQL: its own form)
     """Shared by both engines: reads, verification, replay. Subclasses append."""
 

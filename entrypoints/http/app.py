@@ -14,7 +14,15 @@ from typing import Any
 from fastapi import FastAPI
 
 from adapters.store.migrate import head_revision
-from entrypoints.http import command_routes, disputes, errors, operations, queries, software_routes
+from entrypoints.http import (
+    command_routes,
+    disputes,
+    errors,
+    feed_routes,
+    operations,
+    queries,
+    software_routes,
+)
 from entrypoints.http.auth_failures import FailureLimiter
 from entrypoints.http.body_limit import BodyLimit
 from entrypoints.http.fast import FastCommands
@@ -80,6 +88,7 @@ def create_app(
     app.include_router(software_routes.router)
     app.include_router(operations.router)
     operations.install_documents(app)
+    feed_routes.install(app, settings)  # the event feed and its subscriptions (docs/feed.md)
     from entrypoints.http import floor
 
     floor.install(app, settings)

@@ -21,6 +21,10 @@ Where the issues were silent (docs/http.md, "Decisions"): seating a player and a
 are the dealer's (the floor may too); accepting or declining the bank: the dealer relays the
 player's answer and the floor handles the rotation, both may. Reading the table, its events and a
 round's recall: every role. Reports: floor, cage, auditor. Verifying the chain: auditor and floor.
+The event feed (docs/feed.md): the floor and the auditor, every stream; a dealer, the tables'
+streams (a key names no table); named subscriptions: the floor makes and deletes them, the floor
+and the auditor read and acknowledge them (a subscription's consumer is a system of the casino's,
+given a key of either role).
 
 The core checks roles again (table_core.table); this layer is the stricter one.
 """
@@ -40,6 +44,7 @@ _TABLE_SIDE: frozenset[Role] = frozenset({"dealer", "floor"})
 _SLIP: frozenset[Role] = frozenset({"floor", "cage", "dealer"})
 _DISPUTES: frozenset[Role] = frozenset({"auditor", "floor"})
 _SECURITY: frozenset[Role] = frozenset({"security"})
+_FEED: frozenset[Role] = frozenset({"dealer", "floor", "auditor"})
 
 RIGHTS: dict[str, frozenset[Role]] = {
     # --- table commands
@@ -104,6 +109,15 @@ RIGHTS: dict[str, frozenset[Role]] = {
     "dispute_list": _DISPUTES,
     "dispute_show": _DISPUTES,
     "dispute_export": _DISPUTES,
+    # --- the event feed (docs/feed.md): the floor and the auditor read every stream, a dealer
+    # the tables' streams; named subscriptions are the floor's to make and delete
+    "feed_events": _FEED,
+    "feed_checkpoints": _FEED,
+    "subscription_list": _DISPUTES,
+    "subscription_events": _DISPUTES,
+    "subscription_ack": _DISPUTES,
+    "subscription_create": _FLOOR,
+    "subscription_delete": _FLOOR,
 }
 
 #: Operations that only read: everything else in ``RIGHTS`` writes to the log.
@@ -121,6 +135,10 @@ READS = frozenset(
         "dispute_list",
         "dispute_show",
         "dispute_export",
+        "feed_events",
+        "feed_checkpoints",
+        "subscription_list",
+        "subscription_events",
     }
 )
 

@@ -66,6 +66,15 @@ EXPECTED: dict[str, set[str]] = {
     "dispute_export": {A, F},
     # R5/R19: a software version is authorised by the floor, as a rules change
     "software_version_authorise": {F},
+    # the event feed (docs/feed.md): a dealer reads the tables' streams; subscriptions are the
+    # floor's to make and delete, the floor's and the auditor's to read and acknowledge
+    "feed_events": {D, F, A},
+    "feed_checkpoints": {D, F, A},
+    "subscription_create": {F},
+    "subscription_list": {A, F},
+    "subscription_events": {A, F},
+    "subscription_ack": {A, F},
+    "subscription_delete": {F},
 }
 
 BODIES: dict[str, dict[str, Any]] = {
@@ -111,6 +120,8 @@ BODIES: dict[str, dict[str, Any]] = {
     "retire_deck": {"deck_id": "D-1", "reason": "worn"},
     "hold_deck": {"deck_id": "D-1", "reason": "dispute"},
     "release_deck": {"deck_id": "D-1", "reason": "dispute closed"},
+    "subscription_create": {"name": "cage-system"},
+    "subscription_ack": {"position": 1},
 }
 
 
@@ -126,10 +137,12 @@ def operations(api: Api) -> list[tuple[str, str, str]]:
 
 def call(api: Api, operation: str, method: str, path: str, role: str, n: int) -> Any:
     path = path.replace("{table_id}", TABLE).replace("{round}", "1")
-    path = path.replace("{dispute_id}", "D-00000000")
+    path = path.replace("{dispute_id}", "D-00000000").replace("{name}", "no-such-subscription")
     headers = api.headers(role, key=f"matrix-{n}")
     if method == "GET":
         return api.client.get(path, headers=headers)
+    if method == "DELETE":
+        return api.client.delete(path, headers=headers)
     return api.client.post(path, json=BODIES.get(operation), headers=headers)
 
 

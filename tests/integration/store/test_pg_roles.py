@@ -1,7 +1,7 @@
-"""Least privilege on PostgreSQL (migrations 0008, 0009, 0011, 0012): the service role holds exactly
-the privileges docs/operations.md ("PostgreSQL roles") lists, and each for a reason there; PUBLIC
-may create nothing in the schema. Read from the server's own catalogue, so a migration that grants
-more fails here."""
+"""Least privilege on PostgreSQL (migrations 0008, 0009, 0011, 0012, 0014): the service role holds
+exactly the privileges docs/operations.md ("PostgreSQL roles") lists, and each for a reason there;
+PUBLIC may create nothing in the schema. Read from the server's own catalogue, so a migration that
+grants more fails here."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ TABLES = {
     "alembic_version": "SELECT",
     "api_keys": "SELECT",
     "floor_sessions": "DELETE INSERT SELECT UPDATE",
+    "feed_subscriptions": "DELETE INSERT SELECT UPDATE",
     "append_tag_anchors": "SELECT",
     "append_tags": "INSERT SELECT",
     "checkpoints": "INSERT SELECT",
@@ -44,7 +45,12 @@ TABLES = {
         )
     },
 }
-FUNCTIONS = {"paigow_append": True, "paigow_sequence_tail": True, "paigow_append_only": False}
+FUNCTIONS = {
+    "paigow_append": True,
+    "paigow_sequence_tail": True,
+    "paigow_append_only": False,
+    "paigow_notify_events": False,
+}
 
 
 def _connect(url: str) -> Any:

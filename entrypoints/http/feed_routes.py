@@ -1,0 +1,451 @@
+"""The event feed over HTTP (docs/feed.md): every table's events, and the system stream's, in the
+log's global order, as JSON pages or as Server-Sent Events; the checkpoints that seal them; named
+subscriptions whose consumers' positions the server keeps.
+
+- ``GET /events?after=P&limit=N&types=…&table_id=…``: one page after position ``P``
+  (``next_after`` says where the next starts). With ``Accept: text/event-stream`` the same events
+  as Server-Sent Events, each event's position its ``id``: catch-up pages first, then each event
+  as it commits (PostgreSQL LISTEN/NOTIFY, polling on SQLite), a comment line every
+  ``feed_heartbeat_s`` seconds when nothing else went out. ``Last-Event-ID`` (what an
+  ``EventSource`` sends when it reconnects) resumes after that position exactly.
+- ``GET /checkpoints?after=P``: the signed checkpoints after a position (an event's
+  ``sealed_by`` names one), to check the signature that seals an event.
+- ``POST /subscriptions`` (floor), ``GET /subscriptions``, ``GET /subscriptions/{name}/events``
+  (after the acknowledged position; JSON or SSE), ``POST /subscriptions/{name}/ack``,
+  ``DELETE /subscriptions/{name}`` (floor).
+
+Who reads what, and what no one reads before a round is over: ``service_layer/feed.py``.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from adapters.store.feed_listen import listener_for
+from adapters.store.subscriptions import Subscriptions, subscriptions_for
+from entrypoints.http.auth import require
+from entrypoints.http.errors import ApiProblem, ErrorBody
+from service_layer import feed_subscriptions as subs
+from service_layer.feed import (
+    MAX_PAGE,
+    Feed,
+    FeedPage,
+    FeedRefused,
+    FeedScope,
+    event_lines,
+    page_json,
+    scope_for,
+    split_list,
+)
+from service_layer.feed_tail import FeedTail
+from service_layer.feed_watch import FeedWatch
+from service_layer.metrics import FeedCollector
+from service_layer.operators.keys import ApiKey
+
+router = APIRouter(tags=["feed"])
+
+#: Events read per page while a stream catches up.
+SSE_PAGE = 500
+EVENT_STREAM = "text/event-stream"
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody, "description": text}
+    for code, text in (
+        (401, "no API key, or an unknown one"),
+        (403, "this key's role may not read this (a dealer: the system stream, subscriptions)"),
+        (404, "no such subscription"),
+        (409, "a subscription of that name exists already"),
+        (422, "a parameter out of range, or a position past the log's head"),
+    )
+}
+_STREAM_DOC = {
+    "description": "A page of events (JSON), or with `Accept: text/event-stream` the events as "
+    "Server-Sent Events (`id`: the event's position; `data`: the event as in a page)",
+    "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
+}
+#: Every watch of this process: a signal to stop the server ends their followers' streams.
+_WATCHES: weakref.WeakSet[FeedWatch] = weakref.WeakSet()
+
+Types = Annotated[
+    list[Annotated[str, Field(pattern=r"^[a-z0-9_,]{1,400}$")]] | None,
+    Query(max_length=50, description="event types, repeated or comma-separated; none: all"),
+]
+TableIds = Annotated[
+    list[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._,-]{0,400}$")]] | None,
+    Query(max_length=50, description="table ids (`system`: the system stream), repeated or "
+          "comma-separated; none: every stream the role reads"),
+]  # fmt: skip
+After = Annotated[int, Query(ge=0, le=2**62, description="the position to read after")]
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="events in the page, at most")]
+LastEventId = Annotated[
+    str | None,
+    Header(alias="Last-Event-ID", description="SSE: resume after this position"),
+]
+Name = Annotated[str, Path(pattern=subs.NAME_PATTERN)]
+
+
+class FeedEventOut(BaseModel):
+    """One event as stored, with its links and the checkpoint that seals it (docs/feed.md)."""
+
+    position: int
+    stream_id: str
+    version: int
+    type: str
+    schema_version: int
+    at: str = Field(description="the stored time text, as the event hash covers it")
+    actor: dict[str, str]
+    command_id: str
+    prev_hash: str
+    hash: str
+    global_prev: str
+    global_hash: str
+    sealed_by: int | None = Field(description="position of the checkpoint that seals it")
+    redacted: list[str] = Field(description="the payload's fields withheld (an open round)")
+    payload: dict[str, Any]
+
+
+class FeedPageOut(BaseModel):
+    events: list[FeedEventOut]
+    next_after: int
+    head: int
+
+
+class CheckpointOut(BaseModel):
+    position: int
+    hash: str
+    signed_at: str
+    key_id: str
+    signature: str
+
+
+class SubscriptionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=subs.NAME_PATTERN)
+    types: list[Annotated[str, Field(pattern=r"^[a-z0-9_]{1,100}$")]] | None = Field(
+        default=None, max_length=100
+    )
+    table_ids: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]] | None = (
+        Field(default=None, max_length=200)
+    )
+    after: int = Field(default=0, ge=0, le=2**62, strict=True)
+
+
+class AckIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    position: int = Field(ge=0, le=2**62, strict=True)
+
+
+class SubscriptionOut(BaseModel):
+    name: str
+    types: list[str] | None
+    table_ids: list[str] | None
+    position: int
+    lag: int
+    created_at: str
+    created_by: str
+    acked_at: str | None
+
+
+# --- the app's feed ----------------------------------------------------------------------------
+
+
+class FeedState:
+    """One per app: the feed, its watch and the subscriptions, over the service's store."""
+
+    def __init__(self, store: Any, poll_s: float, heartbeat_s: float) -> None:
+        self.feed = Feed(store)
+        # The followers at the head read the tail the watcher refreshes, not the database.
+        self.tail = FeedTail(store)
+        self.watch = FeedWatch(self.tail.refresh, poll_s, listener_for(store))
+        self.subscriptions: Subscriptions = subscriptions_for(store)
+        self.heartbeat_s = heartbeat_s
+        _WATCHES.add(self.watch)
+
+
+def install(app: FastAPI, settings: Any) -> None:
+    app.state.feed = state = FeedState(
+        app.state.service.store, settings.feed_poll_ms / 1000, settings.feed_heartbeat_s
+    )
+    app.state.store_gauges.register(FeedCollector(state.subscriptions, state.feed.head))
+    app.include_router(router)
+    _stop_on_server_exit()
+
+
+def _state(request: Request) -> FeedState:
+    state: FeedState = request.app.state.feed
+    return state
+
+
+def _stop_on_server_exit() -> None:
+    """uvicorn waits for every open response before it stops, and an event stream never ends by
+    itself: its signal handler is wrapped (once a process) to end the streams first."""
+    try:
+        from uvicorn.server import Server
+    except ImportError:  # pragma: no cover - uvicorn is a dependency
+        return
+    original = Server.handle_exit
+    if getattr(original, "_stops_feeds", False):
+        return
+
+    def handle_exit(self: Any, sig: int, frame: Any) -> None:
+        for watch in list(_WATCHES):
+            watch.stop()
+        original(self, sig, frame)
+
+    handle_exit._stops_feeds = True  # type: ignore[attr-defined]
+    Server.handle_exit = handle_exit  # type: ignore[method-assign]
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def _scope(key: ApiKey, table_id: list[str] | None, types: list[str] | None) -> FeedScope:
+    try:
+        return scope_for(key.role, split_list(table_id), split_list(types))
+    except FeedRefused as error:
+        raise ApiProblem(403, "forbidden", str(error)) from None
+
+
+def _resume(after: int, last_event_id: str | None) -> int:
+    """Where to start: after ``Last-Event-ID`` when the client sends one, else ``after``."""
+    if last_event_id is None or not last_event_id.strip():
+        return after
+    text = last_event_id.strip()
+    if not text.isdigit() or len(text) > 19:
+        raise ApiProblem(422, "invalid_request", "Last-Event-ID is an event's position")
+    return int(text)
+
+
+def _wants_stream(request: Request) -> bool:
+    return EVENT_STREAM in request.headers.get("accept", "")
+
+
+async def _answer(
+    request: Request, state: FeedState, after: int, limit: int, scope: FeedScope
+) -> Response:
+    if _wants_stream(request):
+        return StreamingResponse(
+            _event_stream(state, after, scope),
+            media_type=EVENT_STREAM,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    page = await run_in_threadpool(state.feed.page, after, limit, scope)
+    return Response(page_json(page), media_type="application/json")
+
+
+def _sse(page: FeedPage) -> str:
+    return "".join(
+        f"id: {event['position']}\ndata: {line}\n\n"
+        for event, line in zip(page.events, event_lines(page), strict=True)
+    )
+
+
+async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> AsyncIterator[str]:
+    """Catch-up pages, then live events, heartbeats between: until the client goes or the
+    server stops. ``after`` only moves past events sent; a heartbeat carries it (an ``id`` with
+    no data) when a filtered page moved it past positions that were not the client's."""
+    watch, feed, tail = state.watch, state.feed, state.tail
+    with watch.following():
+        yield f"retry: 1000\n: paigow event feed after {after}\n\n"
+        sent_id = after
+        beat = time.monotonic()
+        while not watch.stopped:
+            mark = watch.mark  # before the read: a commit after it moves the mark
+            page = tail.page(after, SSE_PAGE, scope)  # from memory, at the head
+            if page is None:  # behind what the tail holds: the database
+                page = await run_in_threadpool(feed.page, after, SSE_PAGE, scope)
+            if page.events:
+                yield _sse(page)
+                sent_id = page.events[-1]["position"]
+                beat = time.monotonic()
+            after = page.next_after
+            if page.full:
+                continue
+            left = state.heartbeat_s - (time.monotonic() - beat)
+            if left <= 0:
+                moved = f"id: {after}\n" if after > sent_id else ""
+                yield f": heartbeat\n{moved}\n"
+                sent_id = max(sent_id, after)
+                beat = time.monotonic()
+                continue
+            # At most a second between reads, woken or not: a watcher stuck or gone delays a
+            # follower (the tail goes stale, the database answers), never stalls it.
+            await watch.changed(mark, min(left, 1.0))
+
+
+@router.get(
+    "/events",
+    operation_id="feed_events",
+    summary="The event feed: every stream's events after a global position (JSON page or SSE)",
+    responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
+)
+async def feed_events(
+    request: Request,
+    key: Annotated[ApiKey, Depends(require("feed_events"))],
+    after: After = 0,
+    limit: Limit = 100,
+    types: Types = None,
+    table_id: TableIds = None,
+    subscription: Annotated[str | None, Query(pattern=subs.NAME_PATTERN)] = None,
+    last_event_id: LastEventId = None,
+) -> Response:
+    state = _state(request)
+    if subscription is not None:
+        if types is not None or table_id is not None:
+            raise ApiProblem(
+                422, "invalid_request", "a subscription has its own types and table_id"
+            )
+        if key.role not in _subscription_readers():
+            raise ApiProblem(403, "forbidden", f"the {key.role} role reads no subscription")
+        return await _subscription_answer(request, state, key, subscription, after or None,
+                                          limit, last_event_id)  # fmt: skip
+    scope = _scope(key, table_id, types)
+    return await _answer(request, state, _resume(after, last_event_id), limit, scope)
+
+
+def _subscription_readers() -> frozenset[str]:
+    from service_layer.operators.rights import RIGHTS
+
+    return RIGHTS["subscription_events"]
+
+
+async def _subscription_answer(
+    request: Request,
+    state: FeedState,
+    key: ApiKey,
+    name: str,
+    after: int | None,
+    limit: int,
+    last_event_id: str | None,
+) -> Response:
+    found = await run_in_threadpool(_run, subs.find, state.subscriptions, name)
+    start = found.position if after is None else after
+    try:
+        scope = subs.scope_of(found, key.role)
+    except FeedRefused as error:
+        raise ApiProblem(403, "forbidden", str(error)) from None
+    return await _answer(request, state, _resume(start, last_event_id), limit, scope)
+
+
+def _run(call: Any, *args: Any) -> Any:
+    try:
+        return call(*args)
+    except subs.SubscriptionError as error:
+        code = {404: "not_found", 409: "conflict"}.get(error.status, "invalid_request")
+        raise ApiProblem(error.status, code, str(error)) from None
+
+
+@router.get(
+    "/checkpoints",
+    operation_id="feed_checkpoints",
+    summary="The signed checkpoints after a position: each seals every event up to its own",
+    response_model=list[CheckpointOut],
+    responses=_ERRORS,
+    dependencies=[Depends(require("feed_checkpoints"))],
+)
+def feed_checkpoints(request: Request, after: After = 0, limit: Limit = 100) -> Any:
+    return _state(request).feed.checkpoints(after, limit)
+
+
+# --- subscriptions -----------------------------------------------------------------------------
+
+
+@router.post(
+    "/subscriptions",
+    operation_id="subscription_create",
+    summary="Create a named subscription: a consumer's filter and its acknowledged position",
+    status_code=201,
+    response_model=SubscriptionOut,
+    responses=_ERRORS,
+)
+async def subscription_create(
+    request: Request,
+    body: SubscriptionIn,
+    key: Annotated[ApiKey, Depends(require("subscription_create"))],
+) -> Any:
+    state = _state(request)
+    service = request.app.state.service
+
+    def create() -> dict[str, Any]:
+        head = state.feed.head()
+        made = subs.create(state.subscriptions, body.name, body.types, body.table_ids,
+                           body.after, head, key.actor_id, service.now())  # fmt: skip
+        return subs.described(made, head)
+
+    return await run_in_threadpool(_run, create)
+
+
+@router.get(
+    "/subscriptions",
+    operation_id="subscription_list",
+    summary="Every subscription, with its acknowledged position and its lag behind the log",
+    response_model=list[SubscriptionOut],
+    responses=_ERRORS,
+    dependencies=[Depends(require("subscription_list"))],
+)
+def subscription_list(request: Request) -> Any:
+    state = _state(request)
+    head = state.feed.head()
+    return [subs.described(s, head) for s in state.subscriptions.all()]
+
+
+@router.get(
+    "/subscriptions/{name}/events",
+    operation_id="subscription_events",
+    summary="A subscription's events after its acknowledged position (JSON page or SSE)",
+    responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
+)
+async def subscription_events(
+    request: Request,
+    name: Name,
+    key: Annotated[ApiKey, Depends(require("subscription_events"))],
+    after: Annotated[
+        int | None, Query(ge=0, le=2**62, description="none: the acknowledged position")
+    ] = None,
+    limit: Limit = 100,
+    last_event_id: LastEventId = None,
+) -> Response:
+    return await _subscription_answer(request, _state(request), key, name, after, limit,
+                                      last_event_id)  # fmt: skip
+
+
+@router.post(
+    "/subscriptions/{name}/ack",
+    operation_id="subscription_ack",
+    summary="Acknowledge a subscription's events up to a position (it only moves forward)",
+    response_model=SubscriptionOut,
+    responses=_ERRORS,
+    dependencies=[Depends(require("subscription_ack"))],
+)
+async def subscription_ack(request: Request, name: Name, body: AckIn) -> Any:
+    state = _state(request)
+    service = request.app.state.service
+
+    def ack() -> dict[str, Any]:
+        head = state.feed.head()
+        done = subs.ack(state.subscriptions, name, body.position, head, service.now())
+        return subs.described(done, head)
+
+    return await run_in_threadpool(_run, ack)
+
+
+@router.delete(
+    "/subscriptions/{name}",
+    operation_id="subscription_delete",
+    summary="Delete a subscription (its consumer's position is forgotten)",
+    status_code=204,
+    responses=_ERRORS,
+    dependencies=[Depends(require("subscription_delete"))],
+)
+async def subscription_delete(request: Request, name: Name) -> Response:
+    await run_in_threadpool(_run, subs.delete, _state(request).subscriptions, name)
+    return Response(status_code=204)
