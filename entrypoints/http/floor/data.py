@@ -159,7 +159,21 @@ def pit(request: Request) -> dict[str, Any]:
         "as_of": now.astimezone(zone.zone).strftime("%Y-%m-%d %H:%M:%S"),
         "zone": zone.zone_name,
         "refusing": service.refusing,
+        "subscriptions": _subscriptions(request),
     }
+
+
+def _subscriptions(request: Request) -> list[dict[str, Any]]:
+    """The event feed's named subscriptions with their lag behind the log's head (as ``GET
+    /subscriptions`` and ``/metrics`` give them, docs/feed.md): the table systems that follow the
+    casino and how far behind each is."""
+    from service_layer.feed_subscriptions import described
+
+    feed = getattr(request.app.state, "feed", None)
+    if feed is None:
+        return []
+    head = int(feed.feed.head())
+    return [described(s, head) for s in feed.subscriptions.all()]
 
 
 def rounds(

@@ -5,6 +5,7 @@ client) resumes after what it acknowledged, and ``/metrics`` lists each one's la
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from adapters.client.feed_client import FeedClient
@@ -14,6 +15,7 @@ from service_layer.operators.keys import key_store_for
 from tests.integration.http.conftest import TABLE, Api, build_api, open_table, served
 from tests.integration.http.test_feed import every_event
 from tests.integration.http.test_feed_sse import Follower, churn
+from tests.integration.http.test_floor_pages import sign_in
 
 
 def make(api: Api, body: dict[str, Any], role: str = "floor") -> Any:
@@ -74,6 +76,15 @@ def test_make_read_acknowledge_list_and_delete(sql_api: Api) -> None:
     ]
     assert metric(api, "paigow_feed_subscription_lag", "cage-system") == head - seated
     assert metric(api, "paigow_feed_subscription_position", "cage-system") == seated
+    # And on the floor's pit page, with the same lag.
+    assert sign_in(api, api.tokens["floor"]).status_code == 303
+    pit = api.client.get("/floor/pit/live")
+    assert pit.status_code == 200
+    row = re.search(r'<tr data-subscription="cage-system">(.*?)</tr>', pit.text, re.S)
+    assert row is not None
+    assert f'data-k="position">{seated}<' in row.group(1)
+    assert f'data-k="lag">{head - seated}<' in row.group(1)
+    api.client.cookies.clear()
     gone = api.client.delete(
         "/subscriptions/cage-system", headers={"Authorization": f"Bearer {api.tokens['floor']}"}
     )
