@@ -50,7 +50,7 @@ for _ in range(times):
             main(["simulate", "--db", "memory://", "--rounds", argument, "--players", "6",
                   "--fortune", "--seed", "1", "--quiet", "--format", "json"])
         else:
-            main(["audit", "verify", "--db", argument, "--format", "json"])
+            main(["audit", "verify", "--db", argument, "--format", "json", "--jobs", "1"])
 """
 
 
@@ -110,13 +110,16 @@ def main() -> int:
     parser.add_argument("--after", help="default: this checkout as it is")
     parser.add_argument("--rounds", default="40", help="rounds a simulate repetition")
     parser.add_argument("--audits", type=int, default=1, help="audits a repetition")
+    parser.add_argument(
+        "--only", choices=("simulate", "audit"), help="one workload (default: both)"
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is needed (Debian: apt-get install valgrind)")
     trees = {"before": checkout(args.before), "after": checkout(args.after) if args.after else ROOT}
     result: dict[str, Any] = {"before": args.before, "after": args.after or "this checkout"}
     print(f"{'workload':<10} {'before':>16} {'after':>16} {'after/before':>13}")
-    for kind in ("simulate", "audit"):
+    for kind in (args.only,) if args.only else ("simulate", "audit"):
         counts = {}
         for side, tree in trees.items():
             argument = args.rounds if kind == "simulate" else legacy_copy(side)
