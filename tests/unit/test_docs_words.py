@@ -1,8 +1,8 @@
 """The project's files speak to its readers about the project, never as a diary of its making.
 
 Every tracked text file (docs, code, tests, docstrings, scripts, settings) is read for words that
-belong to how the work was done rather than to what the project is: numbered work sessions, the
-people or programs who did the work, the place it was done. The git history is where history
+belong to how the work was done rather than to what the project is: a numbered stint of work,
+the people or programs who did the work, the place it was done. The git history is where history
 lives. Product vocabulary stays free: a floor session and its cookie, the ``floor_sessions``
 table, a player's or a simulation's session, a database session.
 """
@@ -17,17 +17,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 THIS = Path(__file__).resolve()
 
-#: Each pattern, and what it catches. Case does not matter.
+#: Each pattern, and what it catches. Case does not matter. (A letter in brackets keeps the
+#: diary's own words out of this file's text.)
 FORBIDDEN = {
-    r"\bsessions?\s+\d": "a numbered work session",
-    r"\bsessions'": "work sessions' possessions",
-    r"\bhelpers?\b": "a helper (say function, tool or what it does)",
-    r"\bsub-?agents?\b": "a subagent",
-    r"(?<!user-)(?<!user )\bagents?\b": "an agent (a User-Agent header is fine)",
-    r"\bworkplace\b": "the workplace",
-    r"\bthe\s+CEO\b": "the CEO",
-    r"\bthe\s+lead(?:'s)?\b": "the lead",
-    r"\bfarm-studio\b": "a workplace tool",
+    r"\bs[e]ssions?\s+\d": "a numbered stint of work",
+    r"\bs[e]ssions'": "a stint's possessions",
+    r"\bh[e]lpers?\b": "who did the work (say function, tool or what it does)",
+    r"\bsub-?[a]gents?\b": "who did the work",
+    r"(?<!user-)(?<!user )\b[a]gents?\b": "who did the work (a User-Agent header is fine)",
+    r"\bw[o]rkplace\b": "where the work was done",
+    r"\bthe\s+C[E]O\b": "who asked for the work",
+    r"\bthe\s+l[e]ad(?:'s)?\b": "who decides on the work",
+    r"\bf[a]rm-studio\b": "a tool of the work",
 }
 #: Searched over a whole file, so that two words split across lines are still found.
 PATTERN = re.compile("|".join(f"(?:{p})" for p in FORBIDDEN), re.IGNORECASE)
@@ -66,7 +67,7 @@ def _findings(text: str) -> Iterator[tuple[int, str]]:
         yield text.count("\n", 0, match.start()) + 1, " ".join(match.group(0).split())
 
 
-def test_no_tracked_file_speaks_of_sessions_helpers_or_the_workplace() -> None:
+def test_no_tracked_file_reads_as_a_diary() -> None:
     found = []
     for path in _tracked():
         if path.resolve() == THIS or ".venv" in path.relative_to(ROOT).parts:
@@ -81,18 +82,22 @@ def test_no_tracked_file_speaks_of_sessions_helpers_or_the_workplace() -> None:
 
 def test_the_check_tells_diary_words_from_product_vocabulary() -> None:
     """Guards the test itself: it catches the diary and leaves the product's words alone."""
+    # A "~" splits each diary word here, so that this file does not read as a diary itself.
     diary = [
-        "measured in session 6 on the quiet machine",
-        "Sessions 3 and 4 made it faster",
-        "while other sessions' tests ran",
-        "Helpers of the projection tests",
-        "the helper who moved the code",
-        "a subagent wrote it",
-        "for the lead's decision",
-        "A decision for the\n  lead: accept the cost",
-        "the CEO asked",
-        "at the workplace",
-        "`farm-studio look` draws it",
+        line.replace("~", "")
+        for line in [
+            "measured in ses~sion 6 on the quiet machine",
+            "Ses~sions 3 and 4 made it faster",
+            "while other ses~sions' tests ran",
+            "Hel~pers of the projection tests",
+            "the hel~per who moved the code",
+            "a sub~agent wrote it",
+            "for the le~ad's decision",
+            "A decision for the\n  le~ad: accept the cost",
+            "the C~EO asked",
+            "at the work~place",
+            "`farm~-studio look` draws it",
+        ]
     ]
     product = [
         "the floor session's cookie expires",
