@@ -38,7 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from adapters.store import PostgresEventStore, migrate, postgres_engine  # noqa: E402
-from adapters.store.core import build_rows, check_request, check_version, sequence  # noqa: E402
+from adapters.store.append_checks import check_request, check_version  # noqa: E402
+from adapters.store.core import build_rows, sequence  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
 from eventlog.canonical import GENESIS_HASH  # noqa: E402
 from eventlog.envelope import NewEvent  # noqa: E402

@@ -18,12 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from adapters.store.core import (  # the parts' checks live beside the batch's
-    StreamAppend,
-    check_version,
-    command_ids,
-    recorded_ranges,
-)
+from adapters.store.append_checks import StreamAppend, check_version, command_ids, recorded_ranges
 from table_core.ports import (
     CommandsPartlyRecorded,
     RecordedEvent,

@@ -10,18 +10,15 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from adapters.store.across import answer_refused
+from adapters.store.append_checks import StreamAppend, check_version, command_ids, recorded_ranges
 from adapters.store.core import (
     AppendEntrances,
     CheckpointMarks,
     EventReader,
-    StreamAppend,
     build_batch_rows,
-    check_version,
     checkpoint_marks,
     checkpoint_of,
-    command_ids,
     command_rows,
-    recorded_ranges,
     sequence,
 )
 from adapters.store.feed_reads import MemoryFeedReads

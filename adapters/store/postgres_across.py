@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from adapters.store.across import answer_refused
-from adapters.store.core import EventRow, StreamAppend, command_ids
+from adapters.store.append_checks import StreamAppend, command_ids
+from adapters.store.core import EventRow
 from adapters.store.sql import _Retried
 from table_core.ports import ConcurrencyError, RecordedEvent, StoreUnavailable
 

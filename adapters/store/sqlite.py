@@ -13,15 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from adapters.store.across import answer_refused
+from adapters.store.append_checks import StreamAppend, check_version, recorded_ranges
 from adapters.store.core import (
     CheckpointMarks,
-    StreamAppend,
     chain_batch,
-    check_version,
     checkpoint_marks,
     checkpoint_of,
     command_rows,
-    recorded_ranges,
 )
 from adapters.store.sql import (
     EVENT_COLUMNS,
