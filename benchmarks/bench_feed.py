@@ -22,8 +22,10 @@ consumers:
   for the store and its append are in it).
 
 Usage (repo root): ``.venv/bin/python benchmarks/bench_feed.py [--engines sqlite,postgresql]
-[--tables 50] [--consumers 20] [--rate 200] [--seconds 20] [--pairs 2]``. Prints a table, then
-ONE JSON line. The consumers' process is this file run with ``--consume`` (internal).
+[--tables 50] [--consumers 20] [--rate 200] [--seconds 20] [--pairs 2] [--pin]``
+(``--pin``: the server on one core, the terminals and consumers on the others, as when the
+consumers run on other hosts). Prints a table, then ONE JSON line. The consumers' process is
+this file run with ``--consume`` (internal).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import resource
 import subprocess
@@ -274,6 +277,19 @@ def with_consumers(server: Server, tokens: dict[str, str], tables: list[str],
     return {**result, **summary}
 
 
+def pin(server: Server) -> None:
+    """The server on the first core, this process (the terminals) and the consumers' process it
+    starts on the others: the consumers' and terminals' own CPU then never takes the server's,
+    as when they run on other hosts. The database's processes are left where the system puts
+    them."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        raise SystemExit("--pin needs two cores or more")
+    for pid in [server.process.pid, *server._children()]:
+        os.sched_setaffinity(pid, {cores[0]})
+    os.sched_setaffinity(0, set(cores[1:]))  # children (the consumers) inherit it
+
+
 def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -287,6 +303,8 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         tokens = {role: keys.create(f"{role}-bench", role, now)[1] for role in ROLES}
         store.close()
         server = Server(url, folder, key_file)
+        if args.pin:
+            pin(server)
         try:
             tables = [f"T{i:02d}" for i in range(args.tables)]
             for table in tables:
@@ -328,6 +346,11 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=200.0, help="commands/s in all")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     parser.add_argument("--pairs", type=int, default=2, help="same-run pairs (without, with)")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on one core, the terminals and consumers on the others (as off-host)",
+    )
     args = parser.parse_args()
     configure_logging(level="warning")
     figures: dict[str, Any] = {}
@@ -354,7 +377,8 @@ def main() -> int:
                     f"{r['p99_ms']:>7} {r['server_cpu_s']:>7}{extra}"
                 )
         print(f"{engine:<11} p99 with / without, median of the pairs: {result['p99_ratio_median']}")
-    settings = {k: getattr(args, k) for k in ("tables", "consumers", "rate", "seconds", "pairs")}
+    named = ("tables", "consumers", "rate", "seconds", "pairs", "pin")
+    settings = {k: getattr(args, k) for k in named}
     print(json.dumps({"bench": "feed", **settings, "engines": figures}))
     return 0 if all(f["all_exact"] for f in figures.values()) else 1
 
