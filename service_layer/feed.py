@@ -174,7 +174,7 @@ def _event(
         payload = loads_json(text)
         number = payload.get("round")
         if isinstance(number, int) and not round_over(row, number):
-            redacted = _withhold(kind, payload)
+            redacted = withhold_cards(kind, payload)
             if redacted:
                 text = canonical_json(payload)
     event = {
@@ -227,8 +227,10 @@ def checkpoint_json(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
-def _withhold(kind: str, payload: dict[str, Any]) -> list[str]:
-    """Blank, in ``payload``, the cards the live table's view does not show yet; their paths."""
+def withhold_cards(kind: str, payload: dict[str, Any]) -> list[str]:
+    """Blank, in ``payload``, the cards the live table's view does not show yet (the deck order
+    and the stacks of an open round); their paths. ``GET /tables/{id}/events`` withholds them
+    too."""
     withheld: list[str] = []
     if kind == "stacks_dealt":
         for name in ("deck", "stacks", "unused"):

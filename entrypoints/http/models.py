@@ -279,6 +279,15 @@ class EventOut(BaseModel):
     hash: str
 
 
+class TableEventOut(EventOut):
+    """A table's recorded event as ``GET /tables/{id}/events`` shows it: the deck order and the
+    stacks of a round still open are withheld (``null``), as the live table's view and the event
+    feed withhold them, and ``redacted`` names the fields withheld (the hash is the stored one;
+    the round recall and ``paigow audit verify`` show the whole event once the round is over)."""
+
+    redacted: list[str] = []
+
+
 class CommandResponse(BaseModel):
     """What a command recorded. A retry with the same ``Idempotency-Key`` answers this same body
     (and the header ``Idempotent-Replayed: true``), writing nothing."""

@@ -6,6 +6,7 @@ so a reader never sees half a command), and events come from the store as commit
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -16,10 +17,16 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from entrypoints.http.auth import require
 from entrypoints.http.command_routes import ERRORS, TableId
 from entrypoints.http.errors import ApiProblem, ErrorBody
-from entrypoints.http.models import ID_PATTERN, TABLE_ID_PATTERN, EventOut, TableOut
+from entrypoints.http.models import (
+    ID_PATTERN,
+    TABLE_ID_PATTERN,
+    TableEventOut,
+    TableOut,
+)
 from entrypoints.http.views import event_out, table_out
 from eventlog.system_events import SYSTEM_STREAM
 from service_layer.deck_custody import deck_record
+from service_layer.feed import SECRET_TYPES, withhold_cards
 from service_layer.service import TableService
 
 router = APIRouter(tags=["queries"])
@@ -59,7 +66,7 @@ def table_state(request: Request, table_id: TableId) -> Any:
     "/tables/{table_id}/events",
     operation_id="table_events",
     summary="The table's recorded events, in order, after a version",
-    response_model=list[EventOut],
+    response_model=list[TableEventOut],
     responses=READ_ERRORS,
     dependencies=[Depends(require("table_events"))],
 )
@@ -70,9 +77,24 @@ def table_events(
     limit: Annotated[int, Query(ge=1, le=1000)] = 1000,
 ) -> Any:
     service = service_of(request)
-    _opened_table(service, table_id)
+    state = _opened_table(service, table_id)
     records = service.store.read_stream(table_id, after_version)
-    return [event_out(r) for r in records[:limit]]
+    live = state.round
+    open_round = None if live is None or live.phase in ("closed", "voided") else live.number
+    return [_table_event(r, open_round) for r in records[:limit]]
+
+
+def _table_event(record: Any, open_round: int | None) -> TableEventOut:
+    """The event, its cards withheld while its round is open (the deck order would show every
+    hand, the banker's too, before they are set)."""
+    shown = event_out(record)
+    redacted: list[str] = []
+    round_open = open_round is not None and record.payload.get("round") == open_round
+    if record.type in SECRET_TYPES and round_open:
+        payload = copy.deepcopy(shown.payload)
+        redacted = withhold_cards(record.type, payload)
+        shown = shown.model_copy(update={"payload": payload})
+    return TableEventOut(**shown.model_dump(), redacted=redacted)
 
 
 @router.get(

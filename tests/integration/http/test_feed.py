@@ -147,6 +147,30 @@ def test_no_card_of_an_open_round_leaves_the_feed(sql_api: Api) -> None:
     assert event_hash(dealt) == dealt["hash"]
 
 
+def test_a_tables_events_withhold_the_deck_of_its_open_round(sql_api: Api) -> None:
+    """``GET /tables/{id}/events`` keeps the feed's rule: the deck order of a round still open
+    would show every hand, the banker's too."""
+    api = sql_api
+    open_table(api, (2, "ana", 100_000))
+    open_round(api)
+    for role in ("dealer", "floor", "auditor"):
+        events = api.get(role, f"/tables/{TABLE}/events").json()
+        dealt = [e for e in events if e["type"] == "stacks_dealt"]
+        assert [e["redacted"] for e in dealt] == [["deck", "stacks", "unused"]]
+        assert dealt[0]["payload"]["deck"] is None and dealt[0]["payload"]["stacks"] is None
+        assigned = next(e for e in events if e["type"] == "stacks_assigned")
+        dead = [a for a in assigned["payload"]["assignments"] if a["holder"] == "dead"]
+        assert dead and all(a["cards"] is None for a in dead)
+        assert {e["redacted"] == [] for e in events if e["type"] not in SECRETS} == {True}
+    finish_round(api)
+    events = api.get("dealer", f"/tables/{TABLE}/events").json()
+    dealt = next(e for e in events if e["type"] == "stacks_dealt")
+    assert dealt["redacted"] == [] and len(dealt["payload"]["deck"]) == 53
+
+
+SECRETS = ("stacks_dealt", "stacks_assigned")
+
+
 def test_the_tail_in_memory_answers_as_the_database_does(api: Api) -> None:
     """``FeedTail`` (what live followers read) gives the pages ``Feed.page`` reads from the
     store: the same events, seals, withheld cards and ``next_after``, for every scope."""
