@@ -25,7 +25,7 @@ from entrypoints.http import (
 )
 from entrypoints.http.auth_failures import FailureLimiter
 from entrypoints.http.body_limit import BodyLimit
-from entrypoints.http.fast import FastCommands
+from entrypoints.http.command_door import CommandDoor
 from entrypoints.http.observe import Observe
 from eventlog.provenance import software_version
 from service_layer.command_runner import CommandRunner
@@ -56,9 +56,7 @@ Commands and queries of a Pai Gow Poker table over JSON.
 """
 
 
-def create_app(
-    service: TableService, keys: KeyStore, lifespan: Any = None, *, fast_commands: bool = True
-) -> FastAPI:
+def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> FastAPI:
     from adapters.settings import load_settings
 
     settings = load_settings()
@@ -77,11 +75,11 @@ def create_app(
     app.state.head = head_revision()
     app.state.store_gauges = store_registry(service.store, service, app.state.head)
     errors.install(app)
-    if fast_commands:  # well-formed commands skip FastAPI's machinery, with the same answers
-        app.add_middleware(FastCommands)
-    # Outside both request paths and the floor: every body is limited while it is read.
+    # Every POST to a command's path is answered by the door, refusals too (command_door.py).
+    app.add_middleware(CommandDoor)
+    # Outside the door, FastAPI and the floor: every body is limited while it is read.
     app.add_middleware(BodyLimit, limit=settings.http_max_body)
-    app.add_middleware(Observe)  # added last: outermost, it sees the fast path's answers too
+    app.add_middleware(Observe)  # added last: outermost, it sees the door's answers too
     app.include_router(command_routes.router)
     app.include_router(queries.router)
     app.include_router(disputes.router)

@@ -42,30 +42,59 @@ async def caller(
     """The key the request carries: its actor and role. Looked up on every request (a revoked
     key stops at once), on a worker thread since the lookup reads the database."""
     if credentials is None or not credentials.credentials:
-        await record_failure(request, None)
-        raise ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
+        raise await no_key(request)
     keys = _keys(request)
     key = await run_in_threadpool(keys.lookup, credentials.credentials)
     if key is None:
-        # A row the log does not back (an insider's INSERT) says so in the line (R5/R19).
-        unbacked = await run_in_threadpool(keys.unbacked_row, credentials.credentials)
-        log.warning(
-            "unknown_api_key",
-            method=request.method,
-            path=request.url.path,
-            row_not_in_log=unbacked,
-        )
-        await record_failure(request, credentials.credentials)
-        refused = request.app.state.service.refusal() if unbacked else None
-        if refused is not None and ": untagged:" in refused:
-            # Its creation is among events no append tag covers (written without the signing
-            # key, or behind the store's back): what the operator checks, and how.
-            raise ApiProblem(
-                401, "unauthorized", f"this API key is not one the log vouches for: {refused}"
-            )
-        raise ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
-    request.state.api_key = key  # the endpoint's (command_routes.py) and the access log's
+        raise await unknown_key(request, credentials.credentials)
+    request.state.api_key = key  # the access log's (observe.py)
     return key
+
+
+async def no_key(request: Request) -> ApiProblem:
+    """401 for a request without a key, recorded as a failed authentication."""
+    await record_failure(request, None)
+    return ApiProblem(401, "unauthorized", "an API key is needed: Authorization: Bearer <key>")
+
+
+async def unknown_key(request: Request, token: str) -> ApiProblem:
+    """401 for a key the server does not know (or revoked): logged and recorded."""
+    keys = _keys(request)
+    # A row the log does not back (an insider's INSERT) says so in the line (R5/R19).
+    unbacked = await run_in_threadpool(keys.unbacked_row, token)
+    log.warning(
+        "unknown_api_key",
+        method=request.method,
+        path=request.url.path,
+        row_not_in_log=unbacked,
+    )
+    await record_failure(request, token)
+    refused = request.app.state.service.refusal() if unbacked else None
+    if refused is not None and ": untagged:" in refused:
+        # Its creation is among events no append tag covers (written without the signing
+        # key, or behind the store's back): what the operator checks, and how.
+        return ApiProblem(
+            401, "unauthorized", f"this API key is not one the log vouches for: {refused}"
+        )
+    return ApiProblem(401, "unauthorized", "this API key is unknown or revoked")
+
+
+def denied(request: Request, operation: str, key: ApiKey) -> ApiProblem | None:
+    """403 if the key's role may not call ``operation`` (``RIGHTS``), logged with the actor,
+    the role, the key id and the endpoint, never the token; ``None`` if it may."""
+    why = refusal(operation, key.role, f"call {operation}")
+    if why is None:
+        return None
+    log.warning(
+        "access_denied",
+        actor=key.actor_id,
+        role=key.role,
+        key_id=key.key_id,
+        operation=operation,
+        method=request.method,
+        path=request.url.path,
+    )
+    return ApiProblem(403, "forbidden", why)
 
 
 async def record_failure(request: Request, token: str | None) -> None:
@@ -97,18 +126,9 @@ def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
     # ``async``: a pure check, so FastAPI runs it on the event loop instead of handing it to a
     # worker thread (each hand-off costs more than the check).
     async def check(request: Request, key: Caller) -> ApiKey:
-        why = refusal(operation, key.role, f"call {operation}")
-        if why is not None:
-            log.warning(
-                "access_denied",
-                actor=key.actor_id,
-                role=key.role,
-                key_id=key.key_id,
-                operation=operation,
-                method=request.method,
-                path=request.url.path,
-            )
-            raise ApiProblem(403, "forbidden", why)
+        refused = denied(request, operation, key)
+        if refused is not None:
+            raise refused
         return key
 
     return check

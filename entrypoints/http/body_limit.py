@@ -8,13 +8,13 @@ answered. Now:
 - a ``Content-Length`` over the limit is refused before a byte of the body is read;
 - a body without one (chunked) is counted as it arrives and refused as soon as it passes the
   limit: at most the limit and one chunk are ever held;
-- so whatever parses a body (FastAPI's reader, the fast path's, ``strict_json``) parses at most
+- so whatever parses a body (FastAPI's reader, the command door's, ``strict_json``) parses at most
   the limit, a bounded few milliseconds on the loop.
 
-One ASGI middleware outside both request paths (``fast.py`` and FastAPI's) and the floor pages,
+One ASGI middleware outside the command door (``command_door.py``), FastAPI and the floor pages,
 so every route has the same limit. The counting ``receive`` raises :class:`BodyTooLarge`, an
-HTTP exception: FastAPI's own handler answers it when an endpoint was reading (errors.py), this
-middleware when the fast path was. A command's body is a few hundred bytes (a dealt deck is
+HTTP exception: the handler of errors.py answers it when an endpoint or the door was reading,
+this middleware otherwise. A command's body is a few hundred bytes (a dealt deck is
 about 600), the largest a rules profile of a few KiB: the default leaves room for both.
 """
 

@@ -7,8 +7,9 @@ credit, a gaming day's opening or closing) is signed by several keys: the reques
 other signer in the body's ``signatures`` (``books.py``, ``service_layer/operators/signers.py``).
 
 ``ROUTES`` describes each command once: its path, operationId, body model and how the body becomes
-a core command. The FastAPI endpoints (the OpenAPI document, and every request the fast path in
-``fast.py`` leaves to FastAPI) and the fast path are both built from it.
+a core command. The command door (``command_door.py``) answers every POST to a command's path
+from it, refusals included; the FastAPI routes built from it here are documentation only (the
+OpenAPI document, and 405 for another method): their endpoints never run.
 """
 
 from __future__ import annotations
@@ -51,7 +52,6 @@ from entrypoints.http.route_spec import electronic as _electronic
 from entrypoints.http.route_spec import route as _route
 from entrypoints.http.route_spec import signed_route as _signed
 from entrypoints.http.route_spec import simple as _simple
-from entrypoints.http.strict_input import STRICT_REFUSAL, read_strictly
 from entrypoints.http.views import command_body
 from eventlog.system_events import SYSTEM_STREAM
 from service_layer.command_runner import CommandRunner
@@ -328,8 +328,8 @@ def run_command(
 def answer(
     table_id: str, idempotency_key: str, records: list[RecordedEvent], replayed: bool
 ) -> Response:
-    # A Response returned as is: FastAPI neither validates nor serialises it again (the route's
-    # ``response_model`` still documents it).
+    # The bytes written directly (views.command_body); the documented route's ``response_model``
+    # describes them.
     return Response(
         command_body(table_id, idempotency_key, records),
         media_type="application/json",
@@ -363,39 +363,21 @@ async def slip_signers(
         raise ApiProblem(refused.status, code, str(refused)) from None
 
 
-async def _command(
-    request: Request, route: CommandRoute, table_id: str, idempotency_key: str, body: Any
-) -> Response:
-    # The route's own dependency (``auth.require``) checked the key and left it here: an endpoint
-    # parameter for it would make FastAPI solve the key's dependencies a second time.
-    key: ApiKey = request.state.api_key
-    refused = refusal(table_id, idempotency_key)
-    if refused is not None:
-        raise ApiProblem(422, "invalid_request", refused)
-    signed_by = None if route.signed is None else await slip_signers(request, route, key, body)
-    # The endpoints are ``async`` and hand the blocking part (decide, append) to ONE worker
-    # thread here: a plain ``def`` endpoint with a response model costs FastAPI two hand-offs
-    # (the call, then the response's validation).
-    records, replayed = await run_in_threadpool(
-        run_command,
-        request.app.state.runner,
-        route,
-        table_id,
-        idempotency_key,
-        body,
-        Actor(id=key.actor_id, role=key.role),
-        signed_by,
-    )
-    return answer(table_id, idempotency_key, records, replayed)
+def _not_here(operation: str) -> Any:
+    """What a documented endpoint does if it ever runs: it cannot, since the command door
+    (command_door.py) answers every POST to a command's path before FastAPI routes it."""
+    raise AssertionError(f"{operation} is answered by the command door, never by FastAPI")
 
 
-def _endpoint(route: CommandRoute) -> Callable[..., Any]:
+def _documented(route: CommandRoute) -> Callable[..., Any]:
+    """The endpoint FastAPI documents for ``route`` (its parameters make the OpenAPI entry) and
+    never calls (``_not_here``)."""
     if route.body_required:
 
         async def endpoint(
             request: Request, table_id: TableId, body: Any, idempotency_key: IdempotencyKey
         ) -> Any:
-            return await _command(request, route, table_id, idempotency_key, body)
+            return _not_here(route.operation)
 
         body_type: Any = route.body
     else:
@@ -403,7 +385,7 @@ def _endpoint(route: CommandRoute) -> Callable[..., Any]:
         async def endpoint(  # type: ignore[misc]
             request: Request, table_id: TableId, idempotency_key: IdempotencyKey, body: Any = None
         ) -> Any:
-            return await _command(request, route, table_id, idempotency_key, body)
+            return _not_here(route.operation)
 
         body_type = route.body | None
     # The body's model is the route's: FastAPI reads it from the signature.
@@ -413,24 +395,9 @@ def _endpoint(route: CommandRoute) -> Callable[..., Any]:
     return endpoint
 
 
-def _strict(route: CommandRoute) -> Callable[..., Any]:
-    """A dependency that reads the body strictly (strict_input.py) once the key was checked: a
-    refusal is the 422 the fast path hands over for, so both paths answer it the same."""
-
-    async def strict_body_check(request: Request) -> None:
-        media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if media != "application/json":
-            return  # FastAPI refuses the body on its own
-        refused = request.scope.get(STRICT_REFUSAL)  # the fast path read this very body
-        if refused is not None:
-            raise refused
-        raw = await request.body()
-        if raw:
-            await read_strictly(route.body, raw)
-
-    return strict_body_check
-
-
+# Documentation only: the routes give the OpenAPI document its command paths (``require``: the
+# key and the roles) and give every other method on a command's path its 405; a POST is the
+# command door's.
 for _each in ROUTE_LIST:
     router.post(
         _each.path,
@@ -438,5 +405,5 @@ for _each in ROUTE_LIST:
         summary=_each.summary,
         response_model=CommandResponse,
         responses=ERRORS,
-        dependencies=[Depends(require(_each.operation)), Depends(_strict(_each))],
-    )(_endpoint(_each))
+        dependencies=[Depends(require(_each.operation))],
+    )(_documented(_each))

@@ -272,7 +272,7 @@ def _request_validation(_request: Request, exc: Exception) -> JSONResponse:
 
 #: The handler of each error class. Starlette picks the handler of the most specific class in the
 #: exception's MRO, so StoreUnverified (a DomainError) and the store errors' subclasses get their
-#: own; ``handler_for`` picks the same way for the fast path (fast.py).
+#: own; ``handler_for`` picks the same way for the command door (command_door.py).
 HANDLERS: dict[type[Exception], Any] = {
     ApiProblem: _api_problem,
     StoreUnverified: _store_unverified,

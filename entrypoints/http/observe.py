@@ -1,8 +1,8 @@
 """Every request counted, timed and logged: the metrics (service_layer/metrics.py) and the access
 log.
 
-An ASGI middleware, outermost of the app's own (the fast command path included), so a command
-the fast path answers is seen as one FastAPI answers. Per request it writes ONE structured line
+An ASGI middleware, outermost of the app's own (the command door included), so a command the
+door answers is seen as a route FastAPI answers. Per request it writes ONE structured line
 (structlog, adapters/logging.py: ``PAIGOW_LOG_LEVEL`` and ``PAIGOW_LOG_FORMAT``)::
 
     {"event": "http_request", "method": "POST", "route": "/tables/{table_id}/round/bet",
@@ -90,16 +90,13 @@ class Observe:
             ms=round(seconds * 1000, 2),
             actor=getattr(key, "actor_id", None),
             role=getattr(key, "role", None),
-            table_id=path_params.get("table_id") or state.get("table_id"),
+            table_id=path_params.get("table_id"),
             **({"error": reason} if reason else {}),
         )
 
 
 def _template(scope: Scope) -> str:
-    fast = scope.get("paigow.route")
-    if fast is not None:
-        return str(fast)
-    route = scope.get("route")
+    route = scope.get("route")  # FastAPI's router's, or the command door's (command_door.py)
     path = getattr(route, "path", None)
     return path if isinstance(path, str) else UNMATCHED
 

@@ -1,6 +1,6 @@
 """How one table command is described for HTTP (``CommandRoute``): its path, operationId, body
-model and how the body becomes a core command. ``command_routes.ROUTES`` lists them; the FastAPI
-endpoints and the fast path are both built from that list."""
+model and how the body becomes a core command. ``command_routes.ROUTES`` lists them; the command
+door (``command_door.py``) and the documented FastAPI routes are both built from that list."""
 
 from __future__ import annotations
 

@@ -109,7 +109,7 @@ def build_app(
     # A key event the store did not append (an insider's INSERT) stops the keys' fold and is
     # the service's ``verification_failed``, as an untagged table event is (ledger.py).
     keys = key_store_for(store, service.note_untagged, public_key_setting(settings.public_key))
-    app = create_app(service, keys, lifespan=lifespan, fast_commands=settings.http_fast_path)
+    app = create_app(service, keys, lifespan=lifespan)
     app.state.warnings = [role_warning] if role_warning is not None else []
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.

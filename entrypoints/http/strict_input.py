@@ -1,5 +1,5 @@
 """Strict input at the door: a command's body is read as strict JSON and validated without any
-conversion, on both request paths (the FastAPI endpoints and the fast path of ``fast.py``).
+conversion, by the command door (``command_door.py``).
 
 Refused with 422 ``invalid_request`` (issue 17), nothing written:
 
@@ -108,9 +108,6 @@ def _walk_model(value: Any, loc: tuple[Any, ...]) -> Any:
 #: one, up to the body limit (body_limit.py), in the reader thread: reading 64 KiB strictly takes
 #: tens of milliseconds, which no request should hold the loop for.
 ON_LOOP = 4096
-#: Where the fast path (fast.py) leaves its refusal of a body in the request's scope, so that
-#: FastAPI's strict check, reading the same body, answers it without reading it again.
-STRICT_REFUSAL = "paigow.strict_refusal"
 #: ONE thread reads the larger bodies, one after the other: the reading holds the GIL, and twenty
 #: threads reading at once kept the loop from its turn for most of a second (and held twenty
 #: parsed bodies in memory); one thread gives it up to the loop every switch interval (5 ms).

@@ -81,7 +81,7 @@ def _failures(casino: Casino) -> list[dict[str, Any]]:
 def _http(casino: Casino) -> tuple[TestClient, TableService]:
     service = TableService(casino.store)
     keys = key_store_for(casino.store, service.note_untagged)
-    return TestClient(create_app(service, keys, fast_commands=False)), service
+    return TestClient(create_app(service, keys)), service
 
 
 def _cli(

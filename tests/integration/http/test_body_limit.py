@@ -1,6 +1,6 @@
 """Every request body is limited while it is read (entrypoints/http/body_limit.py): over the limit,
-413 ``body_too_large`` in the API's error shape and nothing done, on both request paths (the fast
-path and FastAPI's), with or without ``Content-Length``; a body at the limit is read as always."""
+413 ``body_too_large`` in the API's error shape and nothing done, on every route (the command door
+and FastAPI's), with or without ``Content-Length``; a body at the limit is read as always."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-import pytest
 from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
@@ -30,7 +29,7 @@ REFUSAL = {
 }
 
 
-def _app(fast: bool) -> tuple[Any, TableService, dict[str, str]]:
+def _app() -> tuple[Any, TableService, dict[str, str]]:
     store = InMemoryEventStore(Signer.generate())
     service = TableService(
         store, clock=SteppingClock(START, timedelta(seconds=1)), source=SeededDeckAndDice(3)
@@ -38,7 +37,7 @@ def _app(fast: bool) -> tuple[Any, TableService, dict[str, str]]:
     keys = MemoryKeyStore(store)
     keys.create("security-1", "security", START)
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ("floor", "auditor")}
-    return create_app(service, keys, fast_commands=fast), service, tokens
+    return create_app(service, keys), service, tokens
 
 
 def _padded(body: bytes, size: int) -> bytes:
@@ -59,9 +58,8 @@ def _chunks(data: bytes, size: int = 16 * 1024) -> Iterator[bytes]:
         yield data[start : start + size]
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "fastapi"])
-def test_a_body_over_the_limit_is_413_and_one_at_the_limit_is_read(fast: bool) -> None:
-    app, service, tokens = _app(fast)
+def test_a_body_over_the_limit_is_413_and_one_at_the_limit_is_read() -> None:
+    app, service, tokens = _app()
     client = TestClient(app)
     path = f"/tables/{TABLE}/open"
     over = _padded(b"{}", LIMIT + 1)
@@ -79,7 +77,7 @@ def test_a_body_over_the_limit_is_413_and_one_at_the_limit_is_read(fast: bool) -
 
 def test_every_route_has_the_limit() -> None:
     """A FastAPI endpoint with a body (a dispute), and the floor's sign-in form."""
-    app, service, tokens = _app(fast=True)
+    app, service, tokens = _app()
     keys_made = service.store.stream_version("system")  # the keys' own events
     client = TestClient(app)
     auth = {"Authorization": f"Bearer {tokens['auditor']}", "Content-Type": "application/json"}
@@ -91,11 +89,10 @@ def test_every_route_has_the_limit() -> None:
     assert service.store.stream_version("system") == keys_made
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "fastapi"])
-def test_a_real_server_refuses_before_reading_and_cuts_a_chunked_body(fast: bool) -> None:
+def test_a_real_server_refuses_before_reading_and_cuts_a_chunked_body() -> None:
     """Over a socket: a 10 MB body declared by ``Content-Length`` and a 10 MB chunked one are
     both 413; the connection then still answers."""
-    app, service, tokens = _app(fast)
+    app, service, tokens = _app()
     big = _padded(b"{}", 10 * 1024 * 1024)
     with served(app) as base, httpx.Client(base_url=base, timeout=30) as client:
         path = f"/tables/{TABLE}/open"

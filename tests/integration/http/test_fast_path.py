@@ -1,13 +1,16 @@
-"""The fast path for well-formed commands (entrypoints/http/fast.py) answers exactly as FastAPI
-does.
+"""The command door (entrypoints/http/command_door.py), the one path of every command, answers
+exactly as FastAPI's endpoints did.
 
-Two apps over two fresh stores with the same clock and the same deck and dice, one with the fast
-path and one without, are sent the same requests: a whole round, replays, stale versions, rule
-violations and every kind of malformed request. Status, body and the replay header must match.
+An app over a fresh store with a fixed clock, deck and dice is sent a whole round, replays, stale
+versions, rule violations and every kind of malformed request. Each answer's status, body, replay
+header and ``WWW-Authenticate`` must be the one FastAPI's own command endpoints gave to the same
+requests, recorded in ``fastapi_answers.json`` while they still answered (they are documentation
+only now), with the events written and the failed authentications recorded.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -31,13 +34,17 @@ AUTH = "Authorization"
 JSON = {"Content-Type": "application/json"}
 
 
-def _app(keys: MemoryKeyStore, *, fast: bool) -> tuple[TableService, TestClient]:
+#: FastAPI's answers to ``_requests``, in order, and what its endpoints wrote.
+RECORDED = json.loads((Path(__file__).parent / "fastapi_answers.json").read_text("utf-8"))
+
+
+def _app(keys: MemoryKeyStore) -> tuple[TableService, TestClient]:
     service = TableService(
         InMemoryEventStore(Signer.generate()),
         clock=SteppingClock(START, timedelta(seconds=1)),
         source=SeededDeckAndDice(3),
     )
-    return service, TestClient(create_app(service, keys, fast_commands=fast))
+    return service, TestClient(create_app(service, keys))
 
 
 def _send(client: TestClient, path: str, headers: dict[str, str], **request: Any) -> Any:
@@ -144,29 +151,26 @@ def _requests(tokens: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "/round/void", {"body": {"reason": "x" * 20_000}, "headers": h("floor", "void-3")}
 
 
-def test_fast_and_fastapi_paths_answer_every_request_alike() -> None:
-    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))  # the apps share the keys
+def test_the_door_answers_every_request_as_fastapi_did() -> None:
+    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
-    fast_service, fast = _app(keys, fast=True)
-    slow_service, slow = _app(keys, fast=False)
-    for path, request in _requests(tokens):
-        a = _send(fast, path, **request)
-        b = _send(slow, path, **request)
-        assert (a.status_code, a.json()) == (b.status_code, b.json()), (path, request)
-        assert a.headers.get("Idempotent-Replayed") == b.headers.get("Idempotent-Replayed")
-        assert a.headers.get("WWW-Authenticate") == b.headers.get("WWW-Authenticate")
-    written = fast_service.store.read_stream(TABLE)
-    assert [(e.type, e.hash) for e in written] == [
-        (e.type, e.hash) for e in slow_service.store.read_stream(TABLE)
-    ]
+    service, door = _app(keys)
+    requests = list(_requests(tokens))
+    assert len(requests) == len(RECORDED["answers"])
+    for (path, request), b in zip(requests, RECORDED["answers"], strict=True):
+        a = _send(door, path, **request)
+        assert (path, a.status_code, a.json()) == (b["path"], b["status"], b["body"]), request
+        assert a.headers.get("Idempotent-Replayed") == b["Idempotent-Replayed"]
+        assert a.headers.get("WWW-Authenticate") == b["WWW-Authenticate"]
+    written = service.store.read_stream(TABLE)
+    assert [[e.type, e.hash] for e in written] == RECORDED["table"]
     # R5/R19: the refused keys are on the system stream alike (its command ids, and so its
     # hashes, name each service instance: the payloads are compared).
-    assert [(e.type, e.payload) for e in fast_service.store.read_stream(SYSTEM_STREAM)] == [
-        (e.type, e.payload) for e in slow_service.store.read_stream(SYSTEM_STREAM)
-    ]
-    assert [e.type for e in fast_service.store.read_stream(SYSTEM_STREAM)] == [
-        "authentication_failed"
-    ]
+    assert [
+        [e.type, json.loads(json.dumps(e.payload, default=str))]
+        for e in service.store.read_stream(SYSTEM_STREAM)
+    ] == RECORDED["system"]
+    assert [e.type for e in service.store.read_stream(SYSTEM_STREAM)] == ["authentication_failed"]
     assert [e.type for e in written] == [
         "table_opened",
         "player_seated",
@@ -188,34 +192,36 @@ def test_fast_and_fastapi_paths_answer_every_request_alike() -> None:
     ]
 
 
-def test_a_well_formed_command_never_reaches_the_fastapi_endpoint(
+def test_a_command_never_reaches_the_documented_fastapi_endpoint(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def not_here(*_args: Any) -> Any:
-        raise AssertionError("the FastAPI endpoint ran")
-
-    monkeypatch.setattr(command_routes, "_command", not_here)
+    ran: list[str] = []
+    monkeypatch.setattr(command_routes, "_not_here", ran.append)
     assert api.post("floor", "/open", {}).status_code == 200
     assert api.post("dealer", "/seat", {"seat": 1, "player_id": "ana"}).status_code == 200
     assert api.post("dealer", "/round/start").status_code == 200
-    # A refusal found by the core comes back from the fast path through the same handler.
+    # A refusal found by the core comes back from the door through the same handler.
     refused = api.post("dealer", "/round/bet", {"player_id": "ana", "amount": 10**9})
     assert refused.status_code == 422 and refused.json()["error"] == "rule_violation"
+    # And so do the refusals FastAPI's endpoints used to answer.
+    assert api.post("cage", "/round/bet", {"player_id": "ana"}).status_code == 403
+    assert api.post("dealer", "/round/bet", {"player_id": "ana"}).status_code == 422
+    assert api.post("dealer", "/round/bet", {"player_id": "ana"}, table="a b").status_code == 422
+    assert ran == []
 
 
-def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands_it_over(
+def test_a_body_in_several_chunks_is_read_whole_by_the_door(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Over ASGI directly: a body sent in chunks, small (the fast path runs it) and larger than a
-    command's (handed over with every chunk read so far replayed: FastAPI's answer is about the
-    reason's length, not a broken JSON text). The body limit is raised past a command's for it."""
+    """Over ASGI directly: a body sent in chunks, small (the command runs) and larger than a
+    command's (every chunk read: the answer is about the reason's length, not a broken JSON
+    text). The body limit is raised past a command's for it."""
     import asyncio
-    import json
 
     monkeypatch.setenv("PAIGOW_HTTP_MAX_BODY", str(256 * 1024))
-    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))  # the apps share the keys
+    keys = MemoryKeyStore(InMemoryEventStore(Signer.generate()))
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
-    service, client = _app(keys, fast=True)
+    service, client = _app(keys)
     app = client.app
 
     def call(path: str, role: str, key: str, chunks: list[bytes]) -> tuple[int, Any]:
@@ -264,15 +270,17 @@ def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands
     assert [e.type for e in service.store.read_all()] == ["table_opened"]
 
 
-def test_the_fast_path_setting_turns_it_off_for_a_server(
+def test_the_old_fast_path_setting_is_accepted_and_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from entrypoints.http.fast import FastCommands
+    """``PAIGOW_HTTP_FAST_PATH`` chose between two request paths; there is one now, the door, and
+    a server started with the setting still starts, with the door."""
+    from entrypoints.http.command_door import CommandDoor
     from entrypoints.http.server import build_app
 
-    def fast_in(app: Any) -> bool:
-        return any(middleware.cls is FastCommands for middleware in app.user_middleware)
+    def door_in(app: Any) -> bool:
+        return any(middleware.cls is CommandDoor for middleware in app.user_middleware)
 
-    assert fast_in(build_app(f"sqlite:///{tmp_path / 'on.db'}"))
+    assert door_in(build_app(f"sqlite:///{tmp_path / 'on.db'}"))
     monkeypatch.setenv("PAIGOW_HTTP_FAST_PATH", "0")
-    assert not fast_in(build_app(f"sqlite:///{tmp_path / 'off.db'}"))
+    assert door_in(build_app(f"sqlite:///{tmp_path / 'off.db'}"))

@@ -1,6 +1,6 @@
 """Strict input at the door (issue 17): a body that could be read two ways, or that would put a
 control character into the record, is refused with 422 ``invalid_request`` in the documented
-shape, on the fast path and on FastAPI's alike, and writes nothing."""
+shape by the command door, and writes nothing."""
 
 from __future__ import annotations
 
@@ -90,14 +90,14 @@ REFUSED: list[tuple[str, bytes, list[Any], str]] = [
 ]
 
 
-@pytest.fixture(params=["fast", "fastapi"])
-def client_and_store(request: pytest.FixtureRequest) -> tuple[TestClient, Any, dict[str, str]]:
+@pytest.fixture
+def client_and_store() -> tuple[TestClient, Any, dict[str, str]]:
     store = InMemoryEventStore(Signer.generate())
     keys = MemoryKeyStore(store)
     api = build_api(store, keys)
     open_table(api, (1, "ana", 100_000))
     api.ok("dealer", "/round/start")
-    client = TestClient(create_app(api.service, keys, fast_commands=request.param == "fast"))
+    client = TestClient(create_app(api.service, keys))
     return client, api.service.store, api.tokens
 
 
