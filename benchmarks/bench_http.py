@@ -26,9 +26,8 @@ every worker's (the parent's children, read from /proc).
 
 Usage (repo root): ``.venv/bin/python benchmarks/bench_http.py [--rate 200] [--seconds 15]
 [--tables 8] [--engines sqlite,postgresql] [--arrivals poisson|staggered|lockstep]
-[--runs paced,max] [--workers 1]``. Prints a table, then ONE JSON line. With
-``PAIGOW_HTTP_FAST_PATH=0`` in its environment the server sends every request through FastAPI
-(the fast path's own comparison, issue 16).
+[--runs paced,max] [--workers 1]``. Prints a table, then ONE JSON line. Every command request
+takes the server's one path, the command door (entrypoints/http/command_door.py).
 """
 
 from __future__ import annotations
@@ -468,8 +467,7 @@ def main() -> int:
                     f"{result['server_cpu_ms_per_request']:.2f} ms, clients "
                     f"{result['client_cpu_ms_per_request']:.2f} ms"
                 )
-    fast_path = os.environ.get("PAIGOW_HTTP_FAST_PATH", "1") not in ("0", "false", "False")
-    print(json.dumps({"workers": args.workers, "fast_path": fast_path, **figures}))
+    print(json.dumps({"workers": args.workers, **figures}))
     return 0
 
 
