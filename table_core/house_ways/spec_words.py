@@ -53,7 +53,7 @@ FLAG_CONDITIONS: dict[str, str] = {
     "straight": "five ranks in a row can be formed (the joker fills one gap; the wheel counts)",
 }
 LIST_CONDITIONS: dict[str, str] = {
-    "singles_include": 'each of these ranks is a single card (a list: ["A", "K"])',
+    "singles_include": 'each of these ranks is a single card (`["A", "K"]`)',
     "any_of": "a list of condition tables: at least one of them holds",
 }
 #: ``straight_flush_back`` values: the straight flush kept back with the best front.
@@ -64,7 +64,8 @@ STRAIGHT_FLUSH_BACKS: dict[str, str] = {
     "not royal": "keeping a straight flush back with the best front keeps one below a royal",
 }
 CHOICE_CONDITIONS: dict[str, str] = {
-    "straight_flush_back": "one of: " + ", ".join(f'"{v}"' for v in STRAIGHT_FLUSH_BACKS),
+    "straight_flush_back": "which straight flush can be kept back: "
+    + ", ".join(f'"{v}"' for v in STRAIGHT_FLUSH_BACKS),
 }
 #: Conditions on the split the clause would set (tested after its front is chosen).
 RESULT_CONDITIONS: dict[str, str] = {
@@ -114,8 +115,8 @@ OTHER_FRONTS: dict[str, str] = {
         " the ace"
     ),
     "first ace and highest other single": (
-        "the first ace in card order (a real ace before the joker) and the highest single card"
-        " that is not an ace"
+        "the first ace in card order (spades, hearts, diamonds, clubs, then the joker) and the"
+        " highest single card that is not an ace"
     ),
     "best front": (
         'the best front (R-HW-4) whose split does not foul; with "keep", the best front whose'
@@ -131,7 +132,7 @@ JOKER_WORDS: dict[str, str] = {
 
 #: Keys of one clause.
 CLAUSE_KEYS: dict[str, str] = {
-    "id": "the clause's stable id, <way>.<family>.<detail> (recorded in events)",
+    "id": "the clause's stable id, `<way>.<family>.<detail>` (recorded in events)",
     "text": "the clause as the casino prints it",
     "when": "a table of conditions that must all hold (none: always)",
     "front": "which two cards go front: a phrase, or a list of phrases tried in order",
