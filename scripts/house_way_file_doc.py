@@ -28,7 +28,7 @@ ever run. The four built-in House Ways are written this way too
 (`table_core/house_ways/fr.toml`, `es.toml`, `trump_plaza.toml`, `foxwoods.toml`), and they set
 every one of the 154,143,080 seven-card hands exactly as the Python ways above, split and clause
 id (`benchmarks/bench_house_way_files.py`; a fixed sample of 2,000,000 hands in CI,
-`benchmarks/ci_house_way_files.py`).
+`benchmarks/ci_house_way_large_sample.py`).
 
 How a hand is set:
 
