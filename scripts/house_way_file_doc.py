@@ -4,16 +4,12 @@
 from __future__ import annotations
 
 from table_core.house_ways.spec_words import (
-    CHOICE_CONDITIONS,
+    CARD_CONDITIONS,
     CLAUSE_KEYS,
-    COUNT_CONDITIONS,
-    FLAG_CONDITIONS,
     JOKER_WORDS,
     KEEPS,
-    LIST_CONDITIONS,
     OTHER_FRONTS,
     PAIR_FRONTS,
-    RANK_CONDITIONS,
     RESULT_CONDITIONS,
     STRAIGHT_FLUSH_BACKS,
 )
@@ -119,15 +115,9 @@ def _table(title: str, rows: dict[str, str], quoted: bool = False) -> str:
 
 def render() -> str:
     """The whole section, Markdown."""
-    rows = [
-        *((k, "a count", v) for k, v in COUNT_CONDITIONS.items()),
-        *((k, "ranks", v) for k, v in RANK_CONDITIONS.items()),
-        *((k, "true or false", v) for k, v in FLAG_CONDITIONS.items()),
-        *((k, "a list", v) for k, v in LIST_CONDITIONS.items()),
-        *((k, "a word", v) for k, v in CHOICE_CONDITIONS.items()),
-    ]
     conditions = "| condition | value | meaning |\n| --- | --- | --- |\n" + "".join(
-        f"| `{word}` | {value} | {meaning} |\n" for word, value, meaning in rows
+        f"| `{word}` | {value} | {meaning} |\n"
+        for word, (value, meaning) in CARD_CONDITIONS.items()
     )
     parts = [
         INTRO,
