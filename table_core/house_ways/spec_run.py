@@ -52,14 +52,30 @@ def _kept(shape: Shape, keep: str) -> list[Candidate]:
     """The splits whose back is a straight, flush or straight flush, of the ``keep`` kind."""
     found = shape.straight_or_flush_splits()
     if keep == "straight flush":
-        return [c for c in found if c.back_category == STRAIGHT_FLUSH]
+        return [c for c in found if c.back_strength >> 20 == STRAIGHT_FLUSH]
     if keep == "plain straight or flush":
-        return [c for c in found if c.back_category < STRAIGHT_FLUSH]
+        return [c for c in found if c.back_strength >> 20 < STRAIGHT_FLUSH]
+    return found
+
+
+#: Per back to keep, the last shape asked and its best split keeping it: the clauses of one family
+#: ask the same question of one hand several times (fr's straight flush clauses, four times).
+#: One tuple per key, replaced whole, so a reader never pairs a shape with another's answer.
+_LAST_BEST: dict[str, tuple[Shape, Candidate | None]] = {}
+
+
+def _best_kept(shape: Shape, keep: str) -> Candidate | None:
+    """R-HW-4: the best split keeping a ``keep`` back (None when none can be kept)."""
+    last = _LAST_BEST.get(keep)
+    if last is not None and last[0] is shape:
+        return last[1]
+    found = best(_kept(shape, keep))
+    _LAST_BEST[keep] = (shape, found)
     return found
 
 
 def _straight_flush_back(shape: Shape, value: str) -> bool:
-    kept = best(_kept(shape, "straight flush"))
+    kept = _best_kept(shape, "straight flush")
     if value == "none" or value == "any":
         return (kept is None) == (value == "none")
     if kept is None:
@@ -152,7 +168,7 @@ def _result_tests(when: Condition) -> list[ResultTest]:
         keep = when.front_beats
 
         def beats(shape: Shape, chosen: Candidate) -> bool:
-            rival = best(_kept(shape, keep))
+            rival = _best_kept(shape, keep)
             return rival is None or chosen.front_strength > rival.front_strength
 
         tests.append(beats)
@@ -229,7 +245,7 @@ def _front(phrase: str, keep: str | None, joker: bool) -> Front:
         return _pair_of(pair, joker) if pair is not None else _OTHER_FRONT[phrase]
     if pair is not None:
         return _pair_keeping(pair, keep, joker)
-    return lambda shape: best(_kept(shape, keep))  # "best front": spec_model allows no other
+    return lambda shape: _best_kept(shape, keep)  # "best front": spec_model allows no other
 
 
 def _first_found(options: Sequence[Callable[[Shape], T | None]]) -> Callable[[Shape], T | None]:
