@@ -27,6 +27,7 @@ Issue = tuple[Kind, str, str]  # (kind, clause, sentence)
 _BY_TYPE: dict[str, tuple[Kind, str]] = {
     "table_opened": ("procedure", "R-HW-1"),
     "rules_changed": ("procedure", "rules_changed"),
+    "house_way_installed": ("rules", "R-HW-1"),
     "player_seated": ("procedure", "R-DEAL-1"),
     "player_left": ("money", "chips"),
     "chips_bought_in": ("money", "chips"),
@@ -65,6 +66,7 @@ _SIDE_BET_CLAUSE = {
 _REFUSED: dict[type, tuple[str, Kind, str]] = {
     c.OpenTable: ("opening of the table", "procedure", "R-HW-1"),
     c.ChangeRules: ("change of rules", "procedure", "rules_changed"),
+    c.InstallHouseWay: ("House Way install", "rules", "R-HW-1"),
     c.SeatPlayer: ("seating", "procedure", "R-DEAL-1"),
     c.LeaveSeat: ("leaving", "money", "chips"),
     c.BuyIn: ("buy-in", "money", "chips"),

@@ -29,6 +29,7 @@ from table_core.house_ways import HouseWay, get_house_way
 from table_core.house_ways.certify import FAILURES, Tally, tally_hands, tally_patterns
 from table_core.house_ways.hand_classes import Pattern, rank_patterns
 from table_core.house_ways.shape import FAMILIES
+from table_core.table.house_way_install import installed_way
 
 FORMAT = "paigow-house-way-certificate/1"
 ALL_HANDS = comb(DECK_SIZE, 7)
@@ -56,9 +57,7 @@ class WaySource:
     def way(self) -> HouseWay:
         if self.text is None:
             return get_house_way(self.name)
-        from table_core.house_ways.spec import house_way_from_text
-
-        return house_way_from_text(self.text)
+        return installed_way(self.text)
 
 
 def _pattern_part(source: WaySource, patterns: Sequence[Pattern]) -> Tally:

@@ -190,6 +190,8 @@ class TableState:
     ratings: Mapping[str, datetime] = field(default_factory=dict)
     #: Deck custody (R20), by deck id; empty until the table receives its first deck.
     decks: Mapping[str, Deck] = field(default_factory=dict)
+    #: House Way files installed on the table (issue 32): SHA-256 -> the file's exact text.
+    house_ways: Mapping[str, str] = field(default_factory=dict)
     version: int = 0
 
     @property

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from entrypoints.cli.house_way_checks import register_verbs
+from entrypoints.cli.house_way_install import register_install
 from entrypoints.cli.progress import Progress
 from table_core.cards import FULL_DECK, cards_text
 from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
@@ -44,6 +45,7 @@ def register(subparsers: Any) -> None:
     clauses.set_defaults(handler=run_clauses)
 
     register_verbs(verbs, _positive)
+    register_install(verbs, _positive)
 
 
 def _positive(text: str) -> int:
