@@ -51,6 +51,7 @@ from table_core.table.custody import CustodyEvent, apply_custody
 from table_core.table.inventory import HANDLERS as BOOKS_HANDLERS
 from table_core.table.inventory import sold_from_tray
 from table_core.table.state import (
+    InstalledHouseWay,
     Phase,
     PlayedHand,
     RoundState,
@@ -164,7 +165,9 @@ def _rules_changed(draft: _Draft, event: RulesChanged) -> None:
 
 
 def _house_way_installed(draft: _Draft, event: HouseWayInstalled) -> None:
-    draft.mapping("house_ways")[event.digest] = event.text
+    draft.mapping("house_ways")[event.digest] = InstalledHouseWay(
+        event.name, event.text, event.certificate_digest
+    )
 
 
 def _player_seated(draft: _Draft, event: PlayerSeated) -> None:

@@ -12,6 +12,7 @@ installed under, and the audit names the event).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 
 from table_core.commands import InstallHouseWay
@@ -41,13 +42,49 @@ def house_way_of(state: TableState, hand: HouseRules) -> HouseWay | str:
     digest = hand.house_way_digest
     if digest is None:
         return hand.house_way
-    text = state.house_ways.get(digest)
-    if text is None:
+    installed = state.house_ways.get(digest)
+    if installed is None:
         raise ConfigurationError(
             f"House Way {hand.house_way} ({digest[:12]}…) is not installed on this table",
             rule="R-HW-1",
         )
-    return installed_way(text)
+    return installed_way(installed.text)
+
+
+def house_way_status(state: TableState) -> dict[str, str | None]:
+    """What the floor shows of the table's House Way: its name, and for an installed file its
+    SHA-256 and its certificate's (a file is installed only once it certifies)."""
+    if state.rules is None:
+        return {"name": None, "digest": None, "certificate_digest": None, "kind": None}
+    hand = state.rules.hand
+    installed = state.house_ways.get(hand.house_way_digest or "")
+    return {
+        "name": hand.house_way,
+        "digest": hand.house_way_digest,
+        "certificate_digest": None if installed is None else installed.certificate_digest,
+        "kind": "built-in" if installed is None else "certified file",
+    }
+
+
+def clause_words(state: TableState, rule: str | None) -> str | None:
+    """A clause's words as written: the table's House Way's, else an installed file's or a
+    built-in's with that id (a round played under an earlier way), else ``None``."""
+    if not rule:
+        return None
+    ways: list[HouseWay | str] = []
+    if state.rules is not None:
+        with contextlib.suppress(ConfigurationError):
+            ways.append(house_way_of(state, state.rules.hand))
+    ways += [installed_way(each.text) for each in reversed(list(state.house_ways.values()))]
+    ways.append(rule.split(".")[0])
+    for way in ways:
+        try:
+            clauses = (get_house_way(way) if isinstance(way, str) else way).clauses
+        except ConfigurationError:
+            continue
+        if rule in clauses:
+            return clauses[rule]
+    return None
 
 
 def check_house_way(state: TableState, rules: TableRules) -> None:
