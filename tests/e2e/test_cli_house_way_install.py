@@ -22,7 +22,7 @@ from tests.integration.audit.tamper import Forger
 #: A casino that keeps two low pairs together when it holds an ace: fr's way otherwise.
 LOW_PAIRS = """[[two_pairs]]
 id = "riverside.two_pairs.low_pairs_together"
-text = "Two pairs, both sixes or lower, with a single ace: both pairs back, the ace and the next highest card front."
+text = "Two pairs, sixes or lower, and a single ace: both pairs back, the ace and the next front."
 when = { high_pair = "2-6", single_ace = true }
 front = "two highest singles"
 
