@@ -42,13 +42,13 @@ def run_install(args: argparse.Namespace) -> int:
     from service_layer.house_way_install import certificate_for, install_command
     from table_core.events import Actor
 
-    source = source_for(args.file)
-    text = source.text
-    assert text is not None, "a House Way file is read with its text"
     configure_logging()  # the service's log lines go to standard error, never into the JSON
     wired = wire(load_settings(), args.db)
     try:
         key = authenticate(wired.store, args, "house-way install", {})
+        source = source_for(args.file)
+        text = source.text
+        assert text is not None, "a House Way file is read with its text"
         actor = Actor(id=key.actor_id, role=key.role)
         command = install_command(text, args.reason, actor, wired.service.now(), args.jobs)
         command_id = args.command_id or f"cli-{secrets.token_hex(8)}"
