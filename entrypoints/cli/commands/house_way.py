@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from entrypoints.cli.house_way_checks import register_verbs
+from entrypoints.cli.house_way_edge import register_edge
 from entrypoints.cli.house_way_install import register_install
 from entrypoints.cli.progress import Progress
 from table_core.cards import FULL_DECK, cards_text
@@ -46,6 +47,7 @@ def register(subparsers: Any) -> None:
 
     register_verbs(verbs, _positive)
     register_install(verbs, _positive)
+    register_edge(verbs, _positive)
 
 
 def _positive(text: str) -> int:
