@@ -38,7 +38,7 @@ def _many_equal(rng: random.Random) -> list[Card]:
     cards: set[Card] = {JOKER} if rng.random() < 0.4 else set()
     one_suit = rng.random() < 0.5
     while len(cards) < 7:
-        rank = rng.choice((14, 14, 13, rng.randrange(2, 15)))
+        rank = rng.choice((14, 14, 13, 2, *(rng.randrange(2, 15) for _ in range(3))))
         free = [c for c in _REAL if (c >> 2) + 2 == rank and c not in cards]
         take = min(rng.choice((1, 2, 3, 4)), 7 - len(cards), len(free))
         if one_suit:

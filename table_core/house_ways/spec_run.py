@@ -13,7 +13,8 @@ The fronts are the House Ways' shared blocks of ``shape`` (``pair_front``, ``sin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from table_core.cards import ACE, JOKER, card_text, rank_of
 from table_core.errors import DomainError
@@ -37,6 +38,7 @@ Test = Callable[[Shape], bool]
 ResultTest = Callable[[Shape, Candidate], bool]
 Front = Callable[[Shape], Candidate | None]
 Rule = Callable[[Shape], Decision | None]
+T = TypeVar("T")
 
 
 class NoClauseDecides(DomainError):
@@ -50,14 +52,30 @@ def _kept(shape: Shape, keep: str) -> list[Candidate]:
     """The splits whose back is a straight, flush or straight flush, of the ``keep`` kind."""
     found = shape.straight_or_flush_splits()
     if keep == "straight flush":
-        return [c for c in found if c.back_category == STRAIGHT_FLUSH]
+        return [c for c in found if c.back_strength >> 20 == STRAIGHT_FLUSH]
     if keep == "plain straight or flush":
-        return [c for c in found if c.back_category < STRAIGHT_FLUSH]
+        return [c for c in found if c.back_strength >> 20 < STRAIGHT_FLUSH]
+    return found
+
+
+#: Per back to keep, the last shape asked and its best split keeping it: the clauses of one family
+#: ask the same question of one hand several times (fr's straight flush clauses, four times).
+#: One tuple per key, replaced whole, so a reader never pairs a shape with another's answer.
+_LAST_BEST: dict[str, tuple[Shape, Candidate | None]] = {}
+
+
+def _best_kept(shape: Shape, keep: str) -> Candidate | None:
+    """R-HW-4: the best split keeping a ``keep`` back (None when none can be kept)."""
+    last = _LAST_BEST.get(keep)
+    if last is not None and last[0] is shape:
+        return last[1]
+    found = best(_kept(shape, keep))
+    _LAST_BEST[keep] = (shape, found)
     return found
 
 
 def _straight_flush_back(shape: Shape, value: str) -> bool:
-    kept = best(_kept(shape, "straight flush"))
+    kept = _best_kept(shape, "straight flush")
     if value == "none" or value == "any":
         return (kept is None) == (value == "none")
     if kept is None:
@@ -150,7 +168,7 @@ def _result_tests(when: Condition) -> list[ResultTest]:
         keep = when.front_beats
 
         def beats(shape: Shape, chosen: Candidate) -> bool:
-            rival = best(_kept(shape, keep))
+            rival = _best_kept(shape, keep)
             return rival is None or chosen.front_strength > rival.front_strength
 
         tests.append(beats)
@@ -227,21 +245,24 @@ def _front(phrase: str, keep: str | None, joker: bool) -> Front:
         return _pair_of(pair, joker) if pair is not None else _OTHER_FRONT[phrase]
     if pair is not None:
         return _pair_keeping(pair, keep, joker)
-    return lambda shape: best(_kept(shape, keep))  # "best front": spec_model allows no other
+    return lambda shape: _best_kept(shape, keep)  # "best front": spec_model allows no other
 
 
-def _first_of(fronts: list[Front]) -> Front:
-    if len(fronts) == 1:
-        return fronts[0]
+def _first_found(options: Sequence[Callable[[Shape], T | None]]) -> Callable[[Shape], T | None]:
+    """The first answer of ``options`` that is not None: the fronts of one clause, tried in
+    order, and the clauses of one family (R-HW-3: the first that decides)."""
+    if len(options) == 1:
+        return options[0]
+    ordered = tuple(options)
 
-    def front(shape: Shape) -> Candidate | None:
-        for each in fronts:
-            found = each(shape)
+    def first(shape: Shape) -> T | None:
+        for option in ordered:
+            found = option(shape)
             if found is not None:
                 return found
         return None
 
-    return front
+    return first
 
 
 # --- clauses and families ----------------------------------------------------------------------
@@ -264,7 +285,7 @@ def _clause(clause: Clause, rules: dict[str, Rule]) -> Rule:
         return send
     assert clause.front is not None and clause.id is not None
     joker = clause.joker == "front"
-    front = _first_of([_front(p, clause.keep, joker) for p in clause.front])
+    front = _first_found([_front(p, clause.keep, joker) for p in clause.front])
     clause_id = clause.id
 
     def run(shape: Shape) -> Decision | None:
@@ -278,24 +299,11 @@ def _clause(clause: Clause, rules: dict[str, Rule]) -> Rule:
     return run
 
 
-def _family_rule(clauses: Iterable[Rule]) -> Rule:
-    ordered = tuple(clauses)
-
-    def rule(shape: Shape) -> Decision | None:
-        for clause in ordered:
-            found = clause(shape)
-            if found is not None:
-                return found
-        return None
-
-    return rule
-
-
 def compile_way(way: WayFile) -> Callable[[Shape], Decision]:
     """The ``decide`` of a validated file: R-HW-3's family picks the first clause that decides."""
     rules: dict[str, Rule] = {}
     for name, clauses in way.families().items():
-        rules[name] = _family_rule([_clause(c, rules) for c in clauses])
+        rules[name] = _first_found([_clause(c, rules) for c in clauses])
     way_name = way.name
 
     def decide(shape: Shape) -> Decision:

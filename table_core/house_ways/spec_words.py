@@ -28,34 +28,6 @@ RANK_BY_NAME: dict[str, int] = {
 }
 RANK_HELP = "a rank (2-10, J, Q, K, A), a range such as 7-10, or a floor such as J+"
 
-#: Condition words: what each tests. Rank conditions take RANK_HELP; counts a number, a range
-#: ("1-2") or a floor ("1+"); the others true or false, except where the text names the values.
-RANK_CONDITIONS: dict[str, str] = {
-    "high_pair": "the highest pair is of these ranks (false with no pair)",
-    "low_pair": "the second highest pair is of these ranks (false with fewer than two pairs)",
-    "trips_rank": "the highest three of a kind is of these ranks (false with none)",
-    "quads_rank": "the four of a kind is of these ranks (false with none)",
-    "other_pair": (
-        "the three of a kind, or else the highest pair, beside the four of a kind is of these"
-        " ranks (false with none)"
-    ),
-    "high_single": "the highest single card is of these ranks (false with no single)",
-}
-COUNT_CONDITIONS: dict[str, str] = {
-    "pair_count": "how many pairs (a pair of aces may be an ace and the joker)",
-    "trips_count": "how many three of a kinds",
-}
-FLAG_CONDITIONS: dict[str, str] = {
-    "single_ace": "an ace (or the joker) that is not part of a pair or more (R-HW-2)",
-    "holds_joker": "the joker is among the seven cards",
-    "trips_above_pairs": "a three of a kind ranks above every pair",
-    "flush": "five cards of one suit can be formed (the joker completes any suit)",
-    "straight": "five ranks in a row can be formed (the joker fills one gap; the wheel counts)",
-}
-LIST_CONDITIONS: dict[str, str] = {
-    "singles_include": 'each of these ranks is a single card (a list: ["A", "K"])',
-    "any_of": "a list of condition tables: at least one of them holds",
-}
 #: ``straight_flush_back`` values: the straight flush kept back with the best front.
 STRAIGHT_FLUSH_BACKS: dict[str, str] = {
     "none": "no straight flush can be kept back",
@@ -63,8 +35,45 @@ STRAIGHT_FLUSH_BACKS: dict[str, str] = {
     "royal": "keeping a straight flush back with the best front keeps a royal flush",
     "not royal": "keeping a straight flush back with the best front keeps one below a royal",
 }
-CHOICE_CONDITIONS: dict[str, str] = {
-    "straight_flush_back": "one of: " + ", ".join(f'"{v}"' for v in STRAIGHT_FLUSH_BACKS),
+#: Condition words tested on the seven cards: word -> (its value, what it tests). Ranks take
+#: RANK_HELP; a count a number, a range ("1-2") or a floor ("1+").
+CARD_CONDITIONS: dict[str, tuple[str, str]] = {
+    "pair_count": ("a count", "how many pairs (a pair of aces may be an ace and the joker)"),
+    "trips_count": ("a count", "how many three of a kinds"),
+    "high_pair": ("ranks", "the highest pair is of these ranks (false with no pair)"),
+    "low_pair": (
+        "ranks",
+        "the second highest pair is of these ranks (false with fewer than two pairs)",
+    ),
+    "trips_rank": ("ranks", "the highest three of a kind is of these ranks (false with none)"),
+    "quads_rank": ("ranks", "the four of a kind is of these ranks (false with none)"),
+    "other_pair": (
+        "ranks",
+        "the three of a kind, or else the highest pair, beside the four of a kind is of these"
+        " ranks (false with none)",
+    ),
+    "high_single": ("ranks", "the highest single card is of these ranks (false with no single)"),
+    "single_ace": (
+        "true or false",
+        "an ace (or the joker) that is not part of a pair or more (R-HW-2)",
+    ),
+    "holds_joker": ("true or false", "the joker is among the seven cards"),
+    "trips_above_pairs": ("true or false", "a three of a kind ranks above every pair"),
+    "flush": (
+        "true or false",
+        "five cards of one suit can be formed (the joker completes any suit)",
+    ),
+    "straight": (
+        "true or false",
+        "five ranks in a row can be formed (the joker fills one gap; the wheel counts)",
+    ),
+    "singles_include": ("a list of ranks", 'each of these ranks is a single card (`["A", "K"]`)'),
+    "any_of": ("a list of tables", "at least one of the condition tables holds"),
+    "straight_flush_back": (
+        "a word",
+        "which straight flush can be kept back: "
+        + ", ".join(f'"{v}"' for v in STRAIGHT_FLUSH_BACKS),
+    ),
 }
 #: Conditions on the split the clause would set (tested after its front is chosen).
 RESULT_CONDITIONS: dict[str, str] = {
@@ -76,14 +85,7 @@ RESULT_CONDITIONS: dict[str, str] = {
         " below); true when no such back can be kept"
     ),
 }
-CONDITIONS: tuple[str, ...] = (
-    *COUNT_CONDITIONS,
-    *RANK_CONDITIONS,
-    *FLAG_CONDITIONS,
-    *LIST_CONDITIONS,
-    *CHOICE_CONDITIONS,
-    *RESULT_CONDITIONS,
-)
+CONDITIONS: tuple[str, ...] = (*CARD_CONDITIONS, *RESULT_CONDITIONS)
 
 #: ``keep`` values: which backs a clause's split must keep.
 KEEPS: dict[str, str] = {
@@ -114,8 +116,8 @@ OTHER_FRONTS: dict[str, str] = {
         " the ace"
     ),
     "first ace and highest other single": (
-        "the first ace in card order (a real ace before the joker) and the highest single card"
-        " that is not an ace"
+        "the first ace in card order (spades, hearts, diamonds, clubs, then the joker) and the"
+        " highest single card that is not an ace"
     ),
     "best front": (
         'the best front (R-HW-4) whose split does not foul; with "keep", the best front whose'
@@ -131,7 +133,7 @@ JOKER_WORDS: dict[str, str] = {
 
 #: Keys of one clause.
 CLAUSE_KEYS: dict[str, str] = {
-    "id": "the clause's stable id, <way>.<family>.<detail> (recorded in events)",
+    "id": "the clause's stable id, `<way>.<family>.<detail>` (recorded in events)",
     "text": "the clause as the casino prints it",
     "when": "a table of conditions that must all hold (none: always)",
     "front": "which two cards go front: a phrase, or a list of phrases tried in order",
