@@ -9,6 +9,8 @@ its failures, a file that cannot be read 422 with its line, and nothing is writt
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -16,8 +18,10 @@ import pytest
 from adapters.house_way_files import built_in_text
 from service_layer import house_way_install
 from service_layer.house_way_certificates import Certificate
+from table_core.house_ways.spec import house_way_from_text
 from table_core.table.house_way_install import text_digest
 from tests.integration.http.conftest import TABLE, Api, open_table
+from tests.integration.http.test_floor_pages import play, sign_in
 
 
 def riverside() -> str:
@@ -85,3 +89,24 @@ def test_a_file_that_does_not_certify_or_cannot_be_read_is_refused(
     assert bad.status_code == 422 and "line 2" in bad.json()["message"]
     assert install(api, "dealer", riverside()).status_code == 403
     assert api.version() == version
+
+
+def test_the_floor_sees_the_file_and_the_recall_its_clauses(
+    sql_api: Api, certified: list[bool]
+) -> None:
+    api = sql_api
+    open_table(api, (1, "ana", 50_000), (4, "bo", 50_000))
+    text = riverside()
+    assert install(api, "floor", text).status_code == 200
+    play(api, 2)
+    assert sign_in(api, api.tokens["floor"]).status_code == 303
+    pit = api.client.get("/floor/pit").text
+    row = re.search(rf'<tr data-table="{TABLE}">(.*?)</tr>', pit, re.S)
+    assert row is not None
+    cell = re.search(r'data-k="house_way_file">(.*?)</td>', row.group(1), re.S)
+    assert cell is not None and f"{text_digest(text)[:12]}…</code> certified" in cell.group(1)
+    recall = api.client.get(f"/floor/tables/{TABLE}/rounds/1").text
+    rule = re.search(r"<code>(riverside\.[a-z_]+\.[a-z_0-9]+)</code>", recall)
+    assert rule is not None  # the banker's hand, set by the installed file
+    words = house_way_from_text(text).clauses[rule.group(1)]
+    assert f'<span class="clause">{html.escape(words)}</span>' in recall
