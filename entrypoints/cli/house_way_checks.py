@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
@@ -116,9 +117,22 @@ def diff_ways(
     return total
 
 
+def _side_by_side(
+    counts: tuple[Counter[str], Counter[str]], keys: list[str], a: str, b: str
+) -> dict[str, dict[str, int]]:
+    """Each key's count for both ways and their difference (the second's less the first's),
+    keys neither way counted left out."""
+    first, second = counts
+    return {
+        key: {a: first[key], b: second[key], "difference": second[key] - first[key]}
+        for key in keys
+        if first[key] or second[key]
+    }
+
+
 def diff_figures(first: WaySource, second: WaySource, tally: DiffTally) -> dict[str, Any]:
     ranks = list(reversed(RANK_CHARS))
-    fronts = ("one_pair", "high_card")
+    fronts = ["one_pair", "high_card"]
     a, b = first.name, second.name
     if a == b:
         b = f"{b} (B)"
@@ -134,23 +148,8 @@ def diff_figures(first: WaySource, second: WaySource, tally: DiffTally) -> dict[
             {"first": x, "second": y, "hands": n} for (x, y), n in tally.by_clauses.most_common()
         ],
         "examples": [{"cards": c, a: x, b: y} for c, x, y in tally.examples],
-        "banker_front": {
-            name: {
-                a: tally.front[0][name],
-                b: tally.front[1][name],
-                "difference": tally.front[1][name] - tally.front[0][name],
-            }
-            for name in fronts
-        },
-        "banker_front_high_card": {
-            rank: {
-                a: tally.front_high[0][rank],
-                b: tally.front_high[1][rank],
-                "difference": tally.front_high[1][rank] - tally.front_high[0][rank],
-            }
-            for rank in ranks
-            if tally.front_high[0][rank] or tally.front_high[1][rank]
-        },
+        "banker_front": _side_by_side(tally.front, fronts, a, b),
+        "banker_front_high_card": _side_by_side(tally.front_high, ranks, a, b),
         "undecided": dict(tally.undecided),
     }
 

@@ -14,7 +14,7 @@ import json
 import secrets
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.operator import add_key_options, command_answer
 
 _DB_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 
@@ -55,18 +55,9 @@ def run_install(args: argparse.Namespace) -> int:
         result = wired.service.execute(args.table, command, command_id)
     finally:
         wired.store.close()
-    print(
-        json.dumps(
-            {
-                "table_id": args.table,
-                "command_id": command_id,
-                "version": result.state.version,
-                "replayed": result.replayed,
-                "events": [r.type for r in result.events],
-                "house_way": source.name,
-                "file_sha256": command.digest,
-                "certificate_sha256": certificate_for(text).digest,
-            }
-        )
-    )
+    answer = command_answer(args.table, command_id, result)
+    answer["house_way"] = source.name
+    answer["file_sha256"] = command.digest
+    answer["certificate_sha256"] = certificate_for(text).digest
+    print(json.dumps(answer))
     return 0
