@@ -1,12 +1,9 @@
 """Findings in words: what was recorded, what the rules give, and the clause, for one event.
 
 The audit compares each recorded event with the event ``table_core.table.decide`` gives for the
-same command on the same state. This module turns a difference into sentences a floor supervisor
-can check by hand, for instance::
-
-    round 1832, seat 4: commission recorded 105, rules give 100 (percent 500 bp, half_up to 1)
-
-Each sentence comes with the kind of check (procedure, rules, money) and the clause involved.
+same command on the same state; a difference becomes sentences a floor supervisor can check by
+hand (``round 1832, seat 4: commission recorded 105, rules give 100 (percent 500 bp, half_up to
+1)``), each with the kind of check (procedure, rules, money) and the clause involved.
 """
 
 from __future__ import annotations
