@@ -224,3 +224,15 @@ def signed(
     except SignersRefused as refused:
         raise DomainError(str(refused)) from None
     return key, dict(actors)
+
+
+def command_answer(table_id: str, command_id: str, result: Any) -> dict[str, Any]:
+    """What a writing command prints: the table, the command id, the table's version after it,
+    whether it was a replay, and the types of the events recorded."""
+    return {
+        "table_id": table_id,
+        "command_id": command_id,
+        "version": result.state.version,
+        "replayed": result.replayed,
+        "events": [r.type for r in result.events],
+    }

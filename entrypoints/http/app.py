@@ -19,6 +19,7 @@ from entrypoints.http import (
     disputes,
     errors,
     feed_routes,
+    house_way_routes,
     operations,
     queries,
     software_routes,
@@ -84,6 +85,7 @@ def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> F
     app.include_router(queries.router)
     app.include_router(disputes.router)
     app.include_router(software_routes.router)
+    app.include_router(house_way_routes.router)
     app.include_router(operations.router)
     operations.install_documents(app)
     feed_routes.install(app, settings)  # the event feed and its subscriptions (docs/feed.md)

@@ -31,6 +31,7 @@ from table_core.commands import (
     DeclineBank,
     HoldDeck,
     InspectDeck,
+    InstallHouseWay,
     LeaveSeat,
     LoadShuffler,
     OpenTable,
@@ -63,6 +64,7 @@ from table_core.table.custody import (
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
 from table_core.table.guards import NotAllowed, TrayShort, WrongState
+from table_core.table.house_way_install import install_house_way
 from table_core.table.inventory import DECIDERS as BOOKS_DECIDERS
 from table_core.table.seating import (
     buy_in,
@@ -93,6 +95,7 @@ __all__ = [
 _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
     OpenTable: open_table,
     ChangeRules: change_rules,
+    InstallHouseWay: install_house_way,
     SeatPlayer: seat_player,
     LeaveSeat: leave_seat,
     BuyIn: buy_in,

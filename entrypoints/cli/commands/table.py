@@ -34,7 +34,7 @@ import secrets
 from datetime import date
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.operator import add_key_options, command_answer
 from table_core.errors import DomainError
 
 _DB_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
@@ -162,17 +162,7 @@ def _execute(args: argparse.Namespace, verb: str, build: Any, named: dict[str, A
         result = wired.service.execute(args.table, command, command_id)
     finally:
         wired.store.close()
-    print(
-        json.dumps(
-            {
-                "table_id": args.table,
-                "command_id": command_id,
-                "version": result.state.version,
-                "replayed": result.replayed,
-                "events": [r.type for r in result.events],
-            }
-        )
-    )
+    print(json.dumps(command_answer(args.table, command_id, result)))
     return 0
 
 

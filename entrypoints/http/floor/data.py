@@ -9,6 +9,7 @@ from the folded state as it is; this module only picks rows and names alerts.
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 from typing import Any
 
 from fastapi import Request
@@ -16,6 +17,7 @@ from fastapi import Request
 from adapters.settings import load_settings
 from entrypoints.http.queries import projections_of, service_of
 from eventlog.system_events import SYSTEM_STREAM
+from table_core.table.house_way_install import clause_words, house_way_status
 
 
 class NotFound(Exception):
@@ -131,6 +133,7 @@ def pit(request: Request) -> dict[str, Any]:
                 **table,
                 "status": _status(table, state, service.refusing),
                 "variant": state.rules.variant,
+                "house_way_file": house_way_status(state),
                 "seated": len(state.seats),
                 "round": None if state.round is None else state.round.number,
                 "phase": "no round" if state.round is None else state.round.phase,
@@ -194,7 +197,12 @@ def live(request: Request, table_id: str) -> dict[str, Any]:
     state = table_state(request, table_id)
     number = state.round.number if state.round is not None else state.last_round
     found = rounds(request, table_id, round_number=number) if number else []
-    return {"state": state, "round": found[0] if found else None}
+    return {
+        "state": state,
+        "round": found[0] if found else None,
+        "house_way": house_way_status(state),
+        "clause": partial(clause_words, state),
+    }
 
 
 def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:
