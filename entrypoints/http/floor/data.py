@@ -13,8 +13,7 @@ from typing import Any
 
 from fastapi import Request
 
-from adapters.settings import load_settings
-from entrypoints.http.queries import projections_of, service_of
+from entrypoints.http.queries import projections_of, service_of, settings_of
 from eventlog.system_events import SYSTEM_STREAM
 
 
@@ -23,11 +22,11 @@ class NotFound(Exception):
 
 
 def gaming_day(request: Request) -> Any:
-    """The settings' gaming day (zone and cut-off), read once per app: reading the settings
-    costs more than a page's queries."""
+    """The settings' gaming day (zone and cut-off), made once per app: parsing them costs more
+    than a page's queries."""
     found = getattr(request.app.state, "floor_gaming_day", None)
     if found is None:
-        found = request.app.state.floor_gaming_day = load_settings().gaming_day()
+        found = request.app.state.floor_gaming_day = settings_of(request).gaming_day()
     return found
 
 
@@ -35,7 +34,7 @@ def pits(request: Request) -> dict[str, str]:
     """The ``pits`` setting (table -> pit) as ``GET /reports`` reads it, once per app."""
     found = getattr(request.app.state, "floor_pits", None)
     if found is None:
-        found = request.app.state.floor_pits = load_settings().pit_of()
+        found = request.app.state.floor_pits = settings_of(request).pit_of()
     return dict(found)
 
 

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -38,7 +39,7 @@ def _app(fast: bool) -> tuple[Any, TableService, dict[str, str]]:
     keys = MemoryKeyStore(store)
     keys.create("security-1", "security", START)
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ("floor", "auditor")}
-    return create_app(service, keys, fast_commands=fast), service, tokens
+    return create_app(service, keys, load_settings(), fast_commands=fast), service, tokens
 
 
 def _padded(body: bytes, size: int) -> bytes:

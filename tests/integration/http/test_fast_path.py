@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http import command_routes
@@ -37,7 +38,7 @@ def _app(keys: MemoryKeyStore, *, fast: bool) -> tuple[TableService, TestClient]
         clock=SteppingClock(START, timedelta(seconds=1)),
         source=SeededDeckAndDice(3),
     )
-    return service, TestClient(create_app(service, keys, fast_commands=fast))
+    return service, TestClient(create_app(service, keys, load_settings(), fast_commands=fast))
 
 
 def _send(client: TestClient, path: str, headers: dict[str, str], **request: Any) -> Any:
@@ -267,12 +268,12 @@ def test_a_body_in_several_chunks_reaches_fastapi_whole_when_the_fast_path_hands
 def test_the_fast_path_setting_turns_it_off_for_a_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from entrypoints.bootstrap import Serving, serve_app
     from entrypoints.http.fast import FastCommands
-    from entrypoints.http.server import build_app
 
     def fast_in(app: Any) -> bool:
         return any(middleware.cls is FastCommands for middleware in app.user_middleware)
 
-    assert fast_in(build_app(f"sqlite:///{tmp_path / 'on.db'}"))
+    assert fast_in(serve_app(load_settings(), f"sqlite:///{tmp_path / 'on.db'}", Serving()))
     monkeypatch.setenv("PAIGOW_HTTP_FAST_PATH", "0")
-    assert not fast_in(build_app(f"sqlite:///{tmp_path / 'off.db'}"))
+    assert not fast_in(serve_app(load_settings(), f"sqlite:///{tmp_path / 'off.db'}", Serving()))

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -97,7 +98,9 @@ def client_and_store(request: pytest.FixtureRequest) -> tuple[TestClient, Any, d
     api = build_api(store, keys)
     open_table(api, (1, "ana", 100_000))
     api.ok("dealer", "/round/start")
-    client = TestClient(create_app(api.service, keys, fast_commands=request.param == "fast"))
+    client = TestClient(
+        create_app(api.service, keys, load_settings(), fast_commands=request.param == "fast")
+    )
     return client, api.service.store, api.tokens
 
 
