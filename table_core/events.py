@@ -49,7 +49,6 @@ from table_core.custody_events import (
     Said,
 )
 from table_core.event_base import (
-    Actor,
     ActorRole,
     Amount,
     Back,
@@ -65,6 +64,7 @@ from table_core.event_base import (
     Seat,
     WagerResult,
 )
+from table_core.ports import Actor
 from table_core.seating_events import (
     DROP_MEDIA,
     BuyInMedium,
