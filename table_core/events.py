@@ -49,7 +49,6 @@ from table_core.custody_events import (
     Said,
 )
 from table_core.event_base import (
-    Actor,
     ActorRole,
     Amount,
     Back,
@@ -66,6 +65,7 @@ from table_core.event_base import (
     WagerResult,
 )
 from table_core.house_way_events import HouseWayInstalled
+from table_core.ports import Actor
 from table_core.seating_events import (
     DROP_MEDIA,
     BuyInMedium,

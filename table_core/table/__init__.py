@@ -50,6 +50,7 @@ from table_core.commands import (
     VoidRound,
 )
 from table_core.errors import DomainError
+from table_core.event_base import TABLE_ROLES
 from table_core.events import Event
 from table_core.table.bank_rotation import accept_bank, decline_bank, start_round
 from table_core.table.custody import (
@@ -129,6 +130,9 @@ def decide(state: TableState, command: Command) -> list[Event]:
     decider = _DECIDERS.get(type(command))
     if decider is None:
         raise DomainError(f"unknown command: {type(command).__name__}")
+    actor = command.actor
+    if actor.role not in TABLE_ROLES:  # events may be built unvalidated (_fast_events.py)
+        raise NotAllowed(f"a {actor.role} may not act at a table")
     return decider(state, command)
 
 

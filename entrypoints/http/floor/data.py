@@ -14,8 +14,7 @@ from typing import Any
 
 from fastapi import Request
 
-from adapters.settings import load_settings
-from entrypoints.http.queries import projections_of, service_of
+from entrypoints.http.queries import projections_of, service_of, settings_of
 from eventlog.system_events import SYSTEM_STREAM
 from table_core.table.house_way_install import clause_words, house_way_status
 
@@ -25,11 +24,11 @@ class NotFound(Exception):
 
 
 def gaming_day(request: Request) -> Any:
-    """The settings' gaming day (zone and cut-off), read once per app: reading the settings
-    costs more than a page's queries."""
+    """The settings' gaming day (zone and cut-off), made once per app: parsing them costs more
+    than a page's queries."""
     found = getattr(request.app.state, "floor_gaming_day", None)
     if found is None:
-        found = request.app.state.floor_gaming_day = load_settings().gaming_day()
+        found = request.app.state.floor_gaming_day = settings_of(request).gaming_day()
     return found
 
 
@@ -37,7 +36,7 @@ def pits(request: Request) -> dict[str, str]:
     """The ``pits`` setting (table -> pit) as ``GET /reports`` reads it, once per app."""
     found = getattr(request.app.state, "floor_pits", None)
     if found is None:
-        found = request.app.state.floor_pits = load_settings().pit_of()
+        found = request.app.state.floor_pits = settings_of(request).pit_of()
     return dict(found)
 
 

@@ -430,7 +430,8 @@ async def bundle(request: Request) -> Response:
     os.close(handle)
     try:
         sealer = getattr(request.app.state.service.store, "signer", None)
-        await run_in_threadpool(_export, url, path, table, sealer)
+        signing_key = request.app.state.settings.signing_key
+        await run_in_threadpool(_export, url, path, table, signing_key, sealer)
     except Exception as error:
         os.unlink(path)
         raise Problem(404, str(error).splitlines()[0]) from None
@@ -439,8 +440,7 @@ async def bundle(request: Request) -> Response:
     return secure(FileResponse(path, filename=name, background=BackgroundTask(os.unlink, path)))
 
 
-def _export(url: str, path: str, table: str | None, sealer: Any) -> None:
-    from adapters.settings import load_settings
+def _export(url: str, path: str, table: str | None, signing_key: str | None, sealer: Any) -> None:
     from audit.bundle import export
 
-    export(url, path, table=table, signing_key=load_settings().signing_key, sealer=sealer)
+    export(url, path, table=table, signing_key=signing_key, sealer=sealer)
