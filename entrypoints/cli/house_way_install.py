@@ -35,15 +35,17 @@ def register_install(verbs: Any, positive: Any) -> None:
 
 def run_install(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
-    from adapters.settings import load_settings
     from entrypoints.bootstrap import wire
     from entrypoints.cli.house_way_checks import source_for
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.operator import authenticate
     from service_layer.house_way_install import certificate_for, install_command
     from table_core.events import Actor
 
-    configure_logging()  # the service's log lines go to standard error, never into the JSON
-    wired = wire(load_settings(), args.db)
+    settings = settings_of(args)
+    # The service's log lines go to standard error, never into the JSON.
+    configure_logging(settings.log_level, settings.log_format)
+    wired = wire(settings, args.db)
     try:
         key = authenticate(wired.store, args, "house-way install", {})
         source = source_for(args.file)
