@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from entrypoints.http import books
 from entrypoints.http.auth import record_failure, require
 from entrypoints.http.custody_routes import CUSTODY_ROUTES
-from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.errors import NO_KEY, ApiProblem, ErrorBody
 from entrypoints.http.models import (
     TABLE_ID_PATTERN,
     AcceptBankBody,
@@ -76,7 +76,7 @@ IdempotencyKey = Annotated[
 ]
 #: Error answers a command may give, for the OpenAPI document.
 ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "no API key, or an unknown one"},
+    401: {"model": ErrorBody, "description": NO_KEY},
     403: {"model": ErrorBody, "description": "this key's role may not give this command"},
     409: {"model": ErrorBody, "description": "stale expected_version (with current_version)"},
     422: {

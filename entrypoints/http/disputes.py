@@ -29,7 +29,6 @@ from table_core.ports import Actor
 
 router = APIRouter(tags=["disputes"])
 _ERRORS = error_docs(
-    (401, "no API key, or an unknown one"),
     (403, "only the floor and the auditor handle disputes"),
     (404, "no such dispute"),
     (409, "the dispute is already closed"),

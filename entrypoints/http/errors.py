@@ -64,6 +64,7 @@ from table_core.table import NotAllowed, WrongState
 log = get_logger(component="http")
 
 __all__ = [
+    "NO_KEY",
     "ApiProblem",
     "ErrorBody",
     "StaleVersion",
@@ -87,10 +88,15 @@ class ErrorBody(BaseModel):
     detail: list[Any] | None = None
 
 
+#: Every endpoint that takes an API key may answer this.
+NO_KEY = "no API key, or an unknown one"
+
+
 def error_docs(*answers: tuple[int, str]) -> dict[int | str, dict[str, Any]]:
-    """The error answers of a group of endpoints, each status with its text, for the OpenAPI
-    document."""
-    return {code: {"model": ErrorBody, "description": text} for code, text in answers}
+    """The error answers of a group of endpoints that take an API key (401 first), each status
+    with its text, for the OpenAPI document."""
+    every = [(401, NO_KEY), *answers]
+    return {code: {"model": ErrorBody, "description": text} for code, text in every}
 
 
 #: The error of a use case's refusal by its status; any other status is ``invalid_request``.

@@ -57,7 +57,6 @@ router = APIRouter(tags=["feed"])
 SSE_PAGE = 500
 EVENT_STREAM = "text/event-stream"
 _ERRORS = error_docs(
-    (401, "no API key, or an unknown one"),
     (403, "this key's role may not read this (a dealer: the system stream, subscriptions)"),
     (404, "no such subscription"),
     (409, "a subscription of that name exists already"),

@@ -24,7 +24,6 @@ from table_core.ports import Actor
 
 router = APIRouter(tags=["service"])
 _ERRORS = error_docs(
-    (401, "no API key, or an unknown one"),
     (403, "only the floor authorises a software version"),
     (409, "the digest is the one the log already runs"),
     (422, "not a digest (a version label), or an empty reason"),
