@@ -2,9 +2,9 @@
 
 ``PAIGOW_LOG_FORMAT`` = ``json`` | ``console`` (default: console on a terminal, JSON otherwise);
 ``PAIGOW_LOG_LEVEL`` = ``debug`` | ``info`` (default) | ``warning`` | ``error`` (both read through
-adapters/settings.py). Below the level a call costs almost nothing (a filtering bound logger), so
-logging every command stays cheap. Logs never replace events: they say what the service did, the
-events say what happened at the table.
+adapters/settings.py and passed in by the entry points). Below the level a call costs almost
+nothing (a filtering bound logger), so logging every command stays cheap. Logs never replace
+events: they say what the service did, the events say what happened at the table.
 
 Lines go out through structlog's ``WriteLoggerFactory``: its ``WriteLogger`` writes each line and
 its newline in ONE ``write`` call under a lock per file, then flushes. Python's stderr is
@@ -20,8 +20,6 @@ from typing import Any
 
 import structlog
 
-from adapters.settings import load_settings
-
 _LEVELS = {
     "debug": logging.DEBUG,
     "info": logging.INFO,
@@ -30,11 +28,11 @@ _LEVELS = {
 }
 
 
-def configure_logging(level: str | None = None, fmt: str | None = None) -> None:
-    """Log at ``level`` in ``fmt``; each one not given comes from the settings."""
-    settings = load_settings()
-    level_name = (level or settings.log_level).lower()
-    chosen = (fmt or settings.log_format or "").lower()
+def configure_logging(level: str = "info", fmt: str | None = None) -> None:
+    """Log at ``level`` in ``fmt`` (callers pass the ``log_level`` and ``log_format`` settings
+    unless a command decides); no ``fmt``: console lines on a terminal, JSON lines otherwise."""
+    level_name = level.lower()
+    chosen = (fmt or "").lower()
     if chosen not in ("json", "console"):
         chosen = "console" if sys.stderr.isatty() else "json"
     renderer: Any = (

@@ -65,7 +65,8 @@ class Settings(BaseSettings):
     #: The casino's pits for the report's roll-up (issue 18): ``main=PG-1,PG-2;high-limit=PG-9``.
     pits: str = ""
     #: PostgreSQL: how many seconds an operation whose connection was lost (a failover) is
-    #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py).
+    #: retried, reconnecting, before the store answers unavailable (adapters/store/failover.py,
+    #: whose ``DEFAULT_RETRY_S`` is this default).
     db_retry_s: float = Field(default=2.0, ge=0, le=600)
     #: R4: seconds the system clock may drift from the monotonic clock between two readings of
     #: the service before it records a ``clock_adjusted`` (a step back is always recorded).
@@ -89,8 +90,8 @@ class Settings(BaseSettings):
     serve_worker_verify: bool = True
     #: Internal: set by ``paigow serve --workers N --read-only``.
     serve_worker_read_only: bool = False
-    #: The HTTP fast path for well-formed commands (entrypoints/http/fast.py); off sends every
-    #: request through FastAPI's own machinery, with the same answers (measurement and diagnosis).
+    #: Accepted and without effect: it once chose between two request paths for commands; every
+    #: command now goes through the one door (entrypoints/http/command_door.py).
     http_fast_path: bool = True
     #: The largest request body the HTTP server reads, in bytes: over it, 413 before the rest is
     #: read (entrypoints/http/body_limit.py).
@@ -116,6 +117,10 @@ class Settings(BaseSettings):
         from adapters.projections.rollup import parse_pits
 
         return parse_pits(self.pits)
+
+    def pg_roles(self) -> tuple[str, str]:
+        """PostgreSQL's (owner, service) roles, as migration 0008 creates them."""
+        return self.pg_owner_role, self.pg_service_role
 
     def gaming_day(self, zone: str | None = None, cutoff: str | None = None) -> GamingDay:
         """The gaming day of the options given, each one not given from these settings."""

@@ -35,6 +35,7 @@ from table_core.events import (
     GamingDayOpened,
     HandForfeited,
     HandSet,
+    HouseWayInstalled,
     PlayerLeft,
     PlayerSeated,
     RoundClosed,
@@ -69,6 +70,16 @@ def command_of(state: TableState, events: Sequence[Event]) -> c.Command:
         return c.OpenTable(table_id=first.table_id, rules=first.rules, actor=actor, at=at)
     if isinstance(first, RulesChanged):
         return c.ChangeRules(rules=first.rules, reason=first.reason, actor=actor, at=at)
+    if isinstance(first, HouseWayInstalled):  # then the rules_changed that makes it the table's
+        changed = events[1] if len(events) > 1 else None
+        return c.InstallHouseWay(
+            text=first.text,
+            digest=first.digest,
+            certificate_digest=first.certificate_digest,
+            reason=changed.reason if isinstance(changed, RulesChanged) else "",
+            actor=actor,
+            at=at,
+        )
     if isinstance(first, PlayerSeated):
         return c.SeatPlayer(
             seat=first.seat, player_id=first.player_id, card=first.card, actor=actor, at=at

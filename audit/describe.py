@@ -1,12 +1,9 @@
 """Findings in words: what was recorded, what the rules give, and the clause, for one event.
 
 The audit compares each recorded event with the event ``table_core.table.decide`` gives for the
-same command on the same state. This module turns a difference into sentences a floor supervisor
-can check by hand, for instance::
-
-    round 1832, seat 4: commission recorded 105, rules give 100 (percent 500 bp, half_up to 1)
-
-Each sentence comes with the kind of check (procedure, rules, money) and the clause involved.
+same command on the same state; a difference becomes sentences a floor supervisor can check by
+hand (``round 1832, seat 4: commission recorded 105, rules give 100 (percent 500 bp, half_up to
+1)``), each with the kind of check (procedure, rules, money) and the clause involved.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ Issue = tuple[Kind, str, str]  # (kind, clause, sentence)
 _BY_TYPE: dict[str, tuple[Kind, str]] = {
     "table_opened": ("procedure", "R-HW-1"),
     "rules_changed": ("procedure", "rules_changed"),
+    "house_way_installed": ("rules", "R-HW-1"),
     "player_seated": ("procedure", "R-DEAL-1"),
     "player_left": ("money", "chips"),
     "chips_bought_in": ("money", "chips"),
@@ -65,6 +63,7 @@ _SIDE_BET_CLAUSE = {
 _REFUSED: dict[type, tuple[str, Kind, str]] = {
     c.OpenTable: ("opening of the table", "procedure", "R-HW-1"),
     c.ChangeRules: ("change of rules", "procedure", "rules_changed"),
+    c.InstallHouseWay: ("House Way install", "rules", "R-HW-1"),
     c.SeatPlayer: ("seating", "procedure", "R-DEAL-1"),
     c.LeaveSeat: ("leaving", "money", "chips"),
     c.BuyIn: ("buy-in", "money", "chips"),

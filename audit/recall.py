@@ -58,13 +58,19 @@ def render(record: dict[str, Any]) -> str:
     rules = record.get("rules")
     if rules:
         lines.append(
-            f"rules v{rules['version']}: House Way {rules['house_way']}, {rules['variant']}, "
+            f"rules v{rules['version']}: House Way {rules['house_way']}{_digest(rules)}, "
+            f"{rules['variant']}, "
             f"commission {rules['commission']}, fouls {rules['foul_policy']}, "
             f"bank {rules['banking']}, bets {rules['limits'][0]}..{rules['limits'][1]}"
         )
     for entry in record["events"]:
         lines.append(f"  {entry['global_position']:>8}  {_line(entry)}")
     return "\n".join(printable(line) for line in lines)
+
+
+def _digest(rules: dict[str, Any]) -> str:
+    digest = rules.get("house_way_digest")
+    return f" (file SHA-256 {digest})" if digest else ""
 
 
 def printable(text: str) -> str:
@@ -143,17 +149,24 @@ def _dealing_line(kind: str, e: dict[str, Any]) -> str | None:
     return None
 
 
+def _clause(e: dict[str, Any]) -> str:
+    """A House Way clause by its id and, when the record has it, its words as the casino wrote
+    them."""
+    text = e.get("clause_text")
+    return f"{e['rule']} ({text})" if text else str(e["rule"])
+
+
 def _setting_line(kind: str, e: dict[str, Any]) -> str | None:
     """How each hand was set."""
     if kind in ("hand_set", "banker_hand_set"):
         who = "banker" if kind == "banker_hand_set" else _seat(e["seat"])
-        how = f" by {e['rule']}" if e.get("rule") else f" by the {e.get('by', 'player')}"
+        how = f" by {_clause(e)}" if e.get("rule") else f" by the {e.get('by', 'player')}"
         return f"{who} sets back {_cards(e['back'])} / front {_cards(e['front'])}{how}"
     if kind == "foul_reset":
         return (
             f"{_seat(e['seat'])} fouled back {_cards(e['player_back'])} / front "
             f"{_cards(e['player_front'])}; reset to back {_cards(e['back'])} / front "
-            f"{_cards(e['front'])} by {e['rule']}"
+            f"{_cards(e['front'])} by {_clause(e)}"
         )
     if kind == "hand_forfeited":
         back, front = _cards(e["back"]), _cards(e["front"])

@@ -5,13 +5,16 @@ dispute bundle carries, ``audit/bundle.py`` and ``audit/bundle_checks.py``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from audit.describe import commission_words
 from eventlog.mapper import event_to_dict, parse_event
+from table_core.errors import DomainError
 from table_core.events import Event
+from table_core.house_ways import get_house_way
 from table_core.table import TableState, fold
+from table_core.table.house_way_install import house_way_of
 
 _SKIP = ("type", "schema_version", "table_id", "round", "actor", "at")
 
@@ -63,6 +66,18 @@ class RoundRecords:
         }
 
 
+def _clause_texts(state: TableState) -> Mapping[str, str]:
+    """The clauses of the House Way the table plays, by id, as written (an installed file's own
+    words); none when the way cannot be read (the audit's verification says why)."""
+    if state.rules is None:
+        return {}
+    try:
+        way = house_way_of(state, state.rules.hand)
+        return (get_house_way(way) if isinstance(way, str) else way).clauses
+    except DomainError:
+        return {}
+
+
 def _record(
     table_id: str, number: int, state: TableState, found: list[tuple[Sequence[Any], Event]]
 ) -> dict[str, Any]:
@@ -86,19 +101,23 @@ def _record(
             "limits": [rules.limits.min_bet, rules.limits.max_bet],
             "side_bets": sorted(rules.side_bets.offered),
         }
+        if rules.hand.house_way_digest is not None:  # a casino's file installed (issue 32)
+            record["rules"]["house_way_digest"] = rules.hand.house_way_digest
+    clauses = _clause_texts(state)
     for row, event in found:
         data = event_to_dict(event)
         for key in _SKIP:
             data.pop(key, None)
-        record["events"].append(
-            {
-                "global_position": row[0],
-                "stream_version": row[2],
-                "type": event.type,
-                "actor": f"{event.actor.id} ({event.actor.role})",
-                **data,
-            }
-        )
+        entry = {
+            "global_position": row[0],
+            "stream_version": row[2],
+            "type": event.type,
+            "actor": f"{event.actor.id} ({event.actor.role})",
+            **data,
+        }
+        if data.get("rule") in clauses:  # the clause as the casino printed it (R-HW-1)
+            entry["clause_text"] = clauses[data["rule"]]
+        record["events"].append(entry)
         if event.type in ("round_closed", "round_voided"):
             record["status"] = "closed" if event.type == "round_closed" else "voided"
             record["ended_at"] = event.at.isoformat()

@@ -4,7 +4,7 @@ history on PostgreSQL; goal under 100 ms.
 The history is played through the application service and the store as ``paigow simulate`` plays
 it (``entrypoints.simulation.Session``: six players a table, House Way ``fr``, seeded), into a fresh
 schema of the ``test`` database (dropped at the end). Then the app ``paigow serve`` builds
-(``build_app`` over the same database, a signed-in floor session) answers each page --requests
+(``serve_app`` over the same database, a signed-in floor session) answers each page --requests
 times, in process through the ASGI app (httpx's ASGI transport: the server's whole work for a
 request, no socket), after one warm-up request per page (the projections catch up with the
 10,000 rounds once, as a server does after its start).
@@ -65,10 +65,11 @@ def history(url: str, key_file: Path, tables: int, rounds: int) -> float:
 
 
 async def measure(url: str, requests: int, tables: int, rounds: int) -> dict[str, Any]:
-    from entrypoints.http.server import build_app
+    from adapters.settings import load_settings
+    from entrypoints.bootstrap import Serving, serve_app
     from service_layer.operators.keys import SqlKeyStore
 
-    app = build_app(url, verify=False)
+    app = serve_app(load_settings(), url, Serving(verify=False))
     token = SqlKeyStore(app.state.service.store).create("floor-bench", "floor", datetime.now(UTC))[
         1
     ]

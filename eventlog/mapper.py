@@ -18,6 +18,7 @@ from pydantic import AwareDatetime, BaseModel, TypeAdapter, ValidationError
 
 from table_core.errors import DomainError
 from table_core.events import Event
+from table_core.ports import Actor
 
 _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
@@ -137,6 +138,9 @@ def _dump_expr(annotation: Any, value: str, src: _Source) -> str | None:
         if inner is None:
             return None
         return f"list({value})" if inner == item else f"[{inner} for {item} in {value}]"
+    if annotation is Actor:  # the one actor type, a slotted dataclass (table_core/ports.py)
+        actor = src.name("a")
+        return f"{{'id': ({actor} := {value}).id, 'role': {actor}.role}}"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _fields_expr(annotation, value, src)
     return None

@@ -59,6 +59,7 @@ def trace_one_bet() -> list[str]:
 
     from adapters.clock import SteppingClock
     from adapters.rng import SeededDeckAndDice
+    from adapters.settings import load_settings
     from adapters.store import open_store
     from adapters.store.signing import Signer
     from entrypoints.http.app import create_app
@@ -86,7 +87,7 @@ def trace_one_bet() -> list[str]:
             if answer.status_code != 200:
                 raise SystemExit(f"{path}: {answer.status_code} {answer.text}")
 
-        with TestClient(create_app(service, keys)) as client:
+        with TestClient(create_app(service, keys, load_settings())) as client:
             post(client, "floor", "/open", {})
             for seat, player in ((1, "ana"), (2, "ben")):
                 post(client, "dealer", "/seat", {"seat": seat, "player_id": player})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from entrypoints.cli.commands.house_way import clause_table
+from scripts import house_way_file_doc, house_way_tools_doc
 from table_core.house_ways import BUILT_IN
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "house-ways.md"
@@ -60,7 +61,14 @@ CHANGES = """
 
 
 def render() -> str:
-    return HEADER + clause_table(list(BUILT_IN)) + CHANGES
+    return (
+        HEADER
+        + clause_table(list(BUILT_IN))
+        + "\n"
+        + house_way_file_doc.render()
+        + house_way_tools_doc.render()
+        + CHANGES
+    )
 
 
 if __name__ == "__main__":

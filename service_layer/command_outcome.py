@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eventlog.envelope import NewEvent
 from eventlog.mapper import event_to_dict
 from table_core.events import Event
-from table_core.ports import Actor as StoreActor
 from table_core.ports import RecordedEvent
 from table_core.table import TableState
 
@@ -27,25 +25,18 @@ class CommandResult:
     replayed: bool = False
 
 
-@functools.lru_cache(maxsize=10_000)
-def _store_actor(actor_id: str, role: str) -> StoreActor:
-    """The store's actor of an event's, shared: actors are few (bounded, safe under threads)."""
-    return StoreActor(id=actor_id, role=role)
-
-
 def to_new_event(event: Event) -> NewEvent:
     """A domain event as the store records it: the whole event is the payload, readable alone.
 
     The payload is pydantic's JSON-mode dump of a model the core validated (string keys, lists,
     integers for money), so the envelope does not walk it again (``serialized``); the store still
-    scans the bytes it writes for floats and out-of-range integers."""
-    actor = event.actor
-    store_actor = _store_actor(actor.id, actor.role)
+    scans the bytes it writes for floats and out-of-range integers. The event's actor is the
+    store's (one ``Actor`` type)."""
     return NewEvent(
         type=event.type,
         schema_version=event.schema_version,
         payload=event_to_dict(event),
-        actor=store_actor,
+        actor=event.actor,
         at=event.at,
         serialized=True,
     )

@@ -42,7 +42,7 @@ from table_core.ports import ConcurrencyError, RecordedEvent
 
 Build = Callable[[Actor, datetime], c.Command]
 #: Commands whose events the service mirrors into the ``system`` stream (RULES changes, voids).
-_SYSTEM_NOTED = (c.ChangeRules, c.VoidRound)
+_SYSTEM_NOTED = (c.ChangeRules, c.InstallHouseWay, c.VoidRound)
 
 
 class _TableLocks:

@@ -29,7 +29,7 @@ from typing import Any
 from service_layer.command_outcome import to_new_event
 from service_layer.held_tables import table_events
 from table_core.commands import HoldDeck
-from table_core.events import Actor, Event
+from table_core.events import Event
 from table_core.ports import EventStore
 from table_core.table import TableState, decide, fold
 
@@ -66,7 +66,7 @@ def hold_decks(
             deck_id=deck.deck_id,
             reason=f"dispute {dispute_id}: {reason}"[:500],
             dispute_id=dispute_id,
-            actor=Actor(id=actor.id, role=actor.role),  # the store's actor, as events carry it
+            actor=actor,
             at=now,
         )
         held = decide(state, command)  # raises a DomainError the caller reports

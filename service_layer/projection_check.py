@@ -60,21 +60,18 @@ class _LogFeed:
 
 def check_projections(
     url: Any,
-    day: GamingDay | None = None,
+    day: GamingDay,
     stage: Callable[[str, int], Callable[[int], None]] | None = None,
 ) -> list[Finding]:
     """Every stored projection row that the events do not give, as findings (none stored: no
-    finding). ``stage(label, total)``: called once with the events to replay, it returns the
-    callback that follows them (``paigow audit verify``'s progress bar)."""
+    finding). ``day``: the settings' gaming day (the caller's). ``stage(label, total)``: called
+    once with the events to replay, it returns the callback that follows them (``paigow audit
+    verify``'s progress bar)."""
     connection, mark, _shown = connect(url)
     try:
         stored = _stored_positions(connection)
         if not stored:
             return []
-        if day is None:
-            from adapters.settings import load_settings
-
-            day = load_settings().gaming_day()
         # Projections that applied the same position are rebuilt together: one read of the log.
         groups: dict[int, list[Projection]] = {}
         for projection in all_projections():

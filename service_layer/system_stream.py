@@ -32,8 +32,8 @@ from eventlog.system_events import (
 )
 from service_layer.software_versions import LastStart, last_started, start_check
 from table_core.events import Event, RoundVoided, RulesChanged
-from table_core.ports import Actor as StoreActor
 from table_core.ports import (
+    Actor,
     ConcurrencyError,
     EventStore,
     LogRewritten,
@@ -55,7 +55,7 @@ def system_new_event(event: Any) -> NewEvent:
         type=event.type,
         schema_version=event.schema_version,
         payload=event.model_dump(mode="json"),
-        actor=StoreActor(id=event.actor_id, role=event.actor_role),
+        actor=Actor(id=event.actor_id, role=event.actor_role),
         at=event.at,
     )
 

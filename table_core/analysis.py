@@ -25,7 +25,7 @@ Hands are dealt by a trusted dealer, so the House Way runs directly (``HouseWay.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -33,7 +33,8 @@ from table_core.banking import banker_commission
 from table_core.cards import Card
 from table_core.errors import ConfigurationError
 from table_core.hands import WheelRank, tables_for
-from table_core.house_ways import get_house_way
+from table_core.house_ways import HouseWay, get_house_way
+from table_core.house_ways.memo import SetCards
 from table_core.house_ways.shape import Candidate
 from table_core.rules import VARIANTS, CommissionRules, QueenHighPaiGow, Variant
 from table_core.settlement import (
@@ -109,17 +110,31 @@ class RoundOutcome(NamedTuple):
 class RoundPlayer:
     """Plays rounds under fixed :class:`EdgeSettings`; the House Ways are looked up once."""
 
-    def __init__(self, settings: EdgeSettings, *, memo: bool = True) -> None:
+    def __init__(
+        self,
+        settings: EdgeSettings,
+        *,
+        memo: bool = True,
+        ways: Mapping[str, HouseWay] | None = None,
+        player_set: SetCards | None = None,
+    ) -> None:
         """``memo=False`` sets every hand through the House Way's ``decide`` (the definition the
-        rank-pattern memo replays exactly; benchmarks and tests compare the two)."""
+        rank-pattern memo replays exactly; benchmarks and tests compare the two). ``ways``: House
+        Ways by name that are in no registry (a casino's file); ``player_set``: the players'
+        own setting instead of ``house_way`` (a best response, ``analysis_best``)."""
         if settings.variant not in VARIANTS:
             raise ConfigurationError(f"unknown variant: {settings.variant}", rule="R-VAR-1")
         if settings.wager <= 0:
             raise ConfigurationError(f"a wager is positive, got {settings.wager}", rule="R-PAY-2")
         self.settings = settings
         tables = tables_for(settings.wheel_rank)
-        self._player_set = get_house_way(settings.house_way).setter(tables, memo=memo)
-        self._banker_set = get_house_way(settings.banker_way).setter(tables, memo=memo)
+        known = ways or {}
+
+        def way(name: str) -> HouseWay:
+            return known.get(name) or get_house_way(name)
+
+        self._player_set = player_set or way(settings.house_way).setter(tables, memo=memo)
+        self._banker_set = way(settings.banker_way).setter(tables, memo=memo)
         self._variant: Variant = settings.variant
         self._commission = settings.commission
         # R-BANK-4 under the variant: no commission at all in ez and commission_free (R-VAR-1).

@@ -14,11 +14,11 @@ from pydantic import (
 )
 
 from table_core.event_base import (
-    Actor,
     Amount,
     EventBase,
     Int,
     Money,
+    TableActor,
 )
 
 # --- the books: the gaming day, the tray, the drop, ratings (issue 18, table/inventory.py) -----
@@ -46,7 +46,7 @@ class GamingDayOpened(EventBase):
     gaming_day: date
     opener: Chips
     total: Money
-    dealer: Actor
+    dealer: TableActor
     last_closer: Money | None = None
     variance: Int = 0
 
@@ -59,7 +59,7 @@ class GamingDayClosed(EventBase):
     gaming_day: date
     closer: Chips
     total: Money
-    dealer: Actor
+    dealer: TableActor
     expected: Int
     variance: Int = 0
 
@@ -69,9 +69,9 @@ class _TraySlip(EventBase):
     gaming_day: date
     chips: Chips
     total: Amount
-    requested_by: Actor
-    issued_by: Actor
-    received_by: Actor
+    requested_by: TableActor
+    issued_by: TableActor
+    received_by: TableActor
 
 
 class TrayFilled(_TraySlip):

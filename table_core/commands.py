@@ -40,6 +40,18 @@ class ChangeRules(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class InstallHouseWay(Command):
+    """A floor supervisor installs a casino's House Way file, certified (issue 32): ``text`` is
+    the file, ``digest`` its SHA-256 (checked), ``certificate_digest`` its certificate's; the
+    table plays it from the next round, as a rules change does (``reason``)."""
+
+    text: str
+    digest: str
+    certificate_digest: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class SeatPlayer(Command):
     """``card``: the players' club card, which opens a rating (issue 18)."""
 

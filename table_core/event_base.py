@@ -1,10 +1,10 @@
-"""What every event shares: the actor, the envelope fields (``EventBase``) and the field types of
-payloads (canonical card text, strict integers, money in minor units), for the event modules
-``table_core/events.py``, ``book_events.py`` and ``custody_events.py``."""
+"""What every event shares: the actor's roles, the envelope fields (``EventBase``) and the field
+types of payloads (canonical card text, strict integers, money in minor units), for the event
+modules ``table_core/events.py``, ``book_events.py`` and ``custody_events.py``."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from table_core.cards import FULL_DECK, card_text
+from table_core.ports import Actor
 
 #: ``auditor``: only on ``deck_held`` naming a dispute an auditor opened (R17 + R20); the core
 #: lets an auditor record nothing else at a table.
@@ -46,13 +47,19 @@ HandResult = Literal["win", "loss", "copy"]
 WagerResult = Literal["win", "push", "loss"]
 
 
-class Actor(BaseModel):
-    """Who caused an event: an id the casino knows and the role they acted in."""
+TABLE_ROLES = frozenset(get_args(ActorRole))
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: str = Field(min_length=1)
-    role: ActorRole
+def _table_role(actor: Actor) -> Actor:
+    # The store records any role (``security``, ``bootstrap``: its system stream); an event at a
+    # table names one of a table's.
+    if actor.role not in TABLE_ROLES:
+        raise ValueError(f"not a role at a table: {actor.role!r}")
+    return actor
+
+
+#: An event's actor (the one ``Actor`` type, ``table_core/ports.py``) in one of a table's roles.
+TableActor = Annotated[Actor, AfterValidator(_table_role)]
 
 
 class EventBase(BaseModel):
@@ -62,7 +69,7 @@ class EventBase(BaseModel):
     schema_version: Int = 1
     table_id: str = Field(min_length=1)
     round: Int | None = None
-    actor: Actor
+    actor: TableActor
     at: AwareDatetime
 
 

@@ -49,7 +49,6 @@ from table_core.custody_events import (
     Said,
 )
 from table_core.event_base import (
-    Actor,
     ActorRole,
     Amount,
     Back,
@@ -65,6 +64,8 @@ from table_core.event_base import (
     Seat,
     WagerResult,
 )
+from table_core.house_way_events import HouseWayInstalled
+from table_core.ports import Actor
 from table_core.seating_events import (
     DROP_MEDIA,
     BuyInMedium,
@@ -367,7 +368,8 @@ Event = Annotated[
     | DeckDealt
     | DeckRetired
     | DeckHeld
-    | DeckReleased,
+    | DeckReleased
+    | HouseWayInstalled,
     Field(discriminator="type"),
 ]
 #: Every event class, in the union's order (read from ``Event``, so the list is written once).
@@ -418,6 +420,7 @@ __all__ = [
     "HandForfeited",
     "HandResult",
     "HandSet",
+    "HouseWayInstalled",
     "Int",
     "MeterChanged",
     "Money",

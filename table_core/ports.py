@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
 
 JSONValue: TypeAlias = "bool | int | str | list[JSONValue] | dict[str, JSONValue] | None"
 Payload: TypeAlias = dict[str, JSONValue]
@@ -115,12 +115,21 @@ class LogRewritten(TamperDetected):
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    """Who caused an event: a dealer, a pit boss, a player terminal, the system, …"""
+    """Who caused an event: a dealer, a pit boss, a player terminal, the system, …
+
+    The one actor type: commands carry it, events hold it (``table_core/event_base.py`` keeps a
+    table event's role to a table's roles) and the store records it. A slotted dataclass, not a
+    pydantic model: the store builds one per actor it reads and compares them by identity on
+    every append. pydantic validates it as a field of an event (``__pydantic_config__``: an
+    unknown key is refused, as for every event record)."""
+
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
 
     id: str
     role: str
 
     def __post_init__(self) -> None:
+        # InvalidEvent is a ValueError: inside an event's validation it is a ValidationError.
         if not isinstance(self.id, str) or not self.id:
             raise InvalidEvent("an actor needs a non-empty id")
         if not isinstance(self.role, str) or not self.role:

@@ -60,9 +60,21 @@ class HouseRules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     house_way: str = DEFAULT_HOUSE_WAY
+    #: A casino's own House Way (issue 32): the SHA-256 of the file installed on the table
+    #: (``house_way_installed``) whose text sets the hands; ``None``: the built-in ``house_way``.
+    house_way_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     wheel_rank: WheelRank = "second"
     foul_policy: FoulPolicy = "reset"
     commission: CommissionRules = CommissionRules()
+
+    @model_serializer(mode="wrap")
+    def _built_in_digest_unwritten(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A built-in House Way writes exactly the bytes profiles wrote before the field existed,
+        # so stored profiles and their hashes never change.
+        data: dict[str, Any] = handler(self)
+        if self.house_way_digest is None:
+            data.pop("house_way_digest", None)
+        return data
 
 
 # --- the table's full rules profile (R-BANK-1..2, R-VAR-1..6), versioned ------------------------

@@ -34,15 +34,19 @@ __all__ = [
 
 
 @contextlib.contextmanager
-def opened(source: Any, *, create: bool = True) -> Iterator[Any]:
+def opened(source: Any, *, create: bool = True, settings: Any = None) -> Iterator[Any]:
     """The store ``source`` names: itself when it is a store, else the store at that URL (closed
-    on leaving; ``create=False``: a missing SQLite file is an error, see ``open_store``)."""
+    on leaving; ``create=False``: a missing SQLite file is an error, see ``open_store``), opened
+    with the ``settings``' signing key and retry time when given (``open_configured``)."""
     if not isinstance(source, str):
         yield source
         return
-    from adapters.store import open_store
+    from adapters.store import open_configured, open_store
 
-    store = open_store(source, create=create)
+    if settings is not None:
+        store = open_configured(settings, source, create=create)
+    else:
+        store = open_store(source, create=create)
     try:
         yield store
     finally:

@@ -12,13 +12,14 @@ import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 
-from adapters.settings import load_settings
 from adapters.store import migrate
+from adapters.store.failover import DEFAULT_RETRY_S
 from adapters.store.memory import InMemoryEventStore
 from adapters.store.postgres import PostgresEventStore
 from adapters.store.signing import Signer, configured_signer, create_key_files, key_beside
@@ -26,6 +27,9 @@ from adapters.store.sql import SqlEventStore
 from adapters.store.sqlite import SqliteEventStore
 from eventlog.keys import key_paths, load_public_key
 from table_core.ports import StoreError, Upcasters
+
+if TYPE_CHECKING:
+    from adapters.settings import Settings
 
 __all__ = [
     "InMemoryEventStore",
@@ -42,10 +46,10 @@ __all__ = [
 SQLITE_BUSY_TIMEOUT_S = 30
 
 
-def database_url(url: str | None = None) -> URL:
-    """The URL given, else the ``db`` setting (``$PAIGOW_DB``, else ``paigow.db`` here);
-    PostgreSQL means psycopg 3."""
-    parsed = make_url(url or load_settings().db)
+def database_url(url: str) -> URL:
+    """The URL given (callers pass ``--db``, else the ``db`` setting); PostgreSQL means
+    psycopg 3."""
+    parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
@@ -183,23 +187,24 @@ def _check_revision(engine: Engine, url: URL) -> None:
 
 
 def open_store(
-    url: str | None = None,
+    url: str,
     *,
     signing_key: Signer | str | Path | None = None,
     upcasters: Upcasters | None = None,
     create: bool = True,
+    retry_s: float = DEFAULT_RETRY_S,
 ) -> SqlEventStore | InMemoryEventStore:
     """The store at ``url``. A new SQLite file is created at the head schema revision, with a
     fresh signing key beside it unless one is configured; any other database must already be
-    at the head revision (``paigow db upgrade``). The key comes from ``signing_key`` or
-    the ``signing_key`` setting (``$PAIGOW_SIGNING_KEY``, a PEM file), else from
-    ``<db>.signing-key`` for SQLite.
+    at the head revision (``paigow db upgrade``). The key comes from ``signing_key`` (callers pass
+    the ``signing_key`` setting, ``$PAIGOW_SIGNING_KEY``, a PEM file), else from
+    ``<db>.signing-key`` for SQLite. ``retry_s``: PostgreSQL's ``db_retry_s`` setting.
 
     ``create=False`` (every command but ``simulate``, ``serve`` and ``db upgrade``): a missing
     SQLite file is an error, not a new database, and no key file is made. A database that cannot
     be reached is one ``StoreError`` line naming the URL (password masked) either way."""
     parsed = database_url(url)
-    signer = configured_signer(signing_key or load_settings().signing_key)
+    signer = configured_signer(signing_key)
     if parsed.drivername == "memory":
         return InMemoryEventStore(signer or Signer.generate(), upcasters)
     if parsed.get_backend_name() == "sqlite":
@@ -211,7 +216,7 @@ def open_store(
             with reaching(parsed):
                 _check_revision(engine, parsed)
                 store = PostgresEventStore(
-                    engine, signer=signer, upcasters=upcasters, retry_s=load_settings().db_retry_s
+                    engine, signer=signer, upcasters=upcasters, retry_s=retry_s
                 )
                 store.sequence()  # position what a writer that died before its pass left behind
         except StoreError:
@@ -221,6 +226,19 @@ def open_store(
     raise StoreError(
         f"unsupported database URL {shown_url(parsed)}: use sqlite:///FILE, "
         f"postgresql+psycopg://USER@HOST:PORT/DB or memory://"
+    )
+
+
+def open_configured(
+    settings: Settings, url: str | None = None, *, create: bool = True
+) -> SqlEventStore | InMemoryEventStore:
+    """:func:`open_store` as the settings say: the URL given (``--db``), else the ``db`` setting;
+    the ``signing_key`` setting's key; PostgreSQL's ``db_retry_s``."""
+    return open_store(
+        url or settings.db,
+        signing_key=settings.signing_key,
+        create=create,
+        retry_s=settings.db_retry_s,
     )
 
 

@@ -95,6 +95,11 @@ def pooled_connection(engine: Engine, watch: PrimaryWatch | None = None) -> Iter
         pooled.close()
 
 
+#: Seconds an operation whose connection was lost is retried when the caller names none: the
+#: ``db_retry_s`` setting's default (adapters/settings.py).
+DEFAULT_RETRY_S = 2.0
+
+
 def retrying(operation: Callable[[], T], retry_s: float, what: str) -> T:
     """``operation()``, tried again on ``StoreUnavailable`` until ``retry_s`` seconds have passed
     (then the last ``StoreUnavailable`` is raised). The operation must be safe to repeat: a read,

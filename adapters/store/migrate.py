@@ -15,14 +15,21 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, create_engine, inspect, pool
 from sqlalchemy.engine import URL, make_url
 
-from adapters.settings import load_settings
 from table_core.ports import StoreError
 
 # migrations/ sits at the repository root, beside adapters/ (editable install).
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 
 
-def alembic_config(url: str | None = None, connection: Connection | None = None) -> Config:
+#: PostgreSQL's two roles: (owner, service).
+PgRoles = tuple[str, str]
+
+
+def alembic_config(
+    url: str | None = None, connection: Connection | None = None, pg_roles: PgRoles | None = None
+) -> Config:
+    """Alembic's configuration; ``pg_roles``: the roles migration 0008 creates (the settings'
+    ``pg_owner_role`` and ``pg_service_role``; none: the migrations' own defaults)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     if url is not None:
@@ -30,9 +37,9 @@ def alembic_config(url: str | None = None, connection: Connection | None = None)
         config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     if connection is not None:
         config.attributes["connection"] = connection
-    settings = load_settings()
-    # Migration 0008 creates these PostgreSQL roles (cluster-wide names: a setting each).
-    config.attributes["pg_roles"] = (settings.pg_owner_role, settings.pg_service_role)
+    if pg_roles is not None:
+        # Migration 0008 creates these PostgreSQL roles (cluster-wide names: a setting each).
+        config.attributes["pg_roles"] = pg_roles
     return config
 
 
@@ -56,18 +63,18 @@ def half_made(connection: Connection) -> bool:
     return current_revision(connection) is None and inspect(connection).has_table("events")
 
 
-def upgrade(url: str) -> str:
+def upgrade(url: str, pg_roles: PgRoles | None = None) -> str:
     """Bring the database at ``url`` to the head revision; returns that revision. A new SQLite
-    file is created atomically (:func:`create_sqlite`)."""
+    file is created atomically (:func:`create_sqlite`). ``pg_roles``: as :func:`alembic_config`."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database:
         path = Path(parsed.database)
         if not path.exists() or path.stat().st_size == 0:
             return create_sqlite(parsed)
-    return _upgrade(url)
+    return _upgrade(url, pg_roles)
 
 
-def _upgrade(url: str) -> str:
+def _upgrade(url: str, pg_roles: PgRoles | None = None) -> str:
     engine = create_engine(url, poolclass=pool.NullPool)
     try:
         with engine.begin() as connection:
@@ -77,7 +84,7 @@ def _upgrade(url: str) -> str:
                     f"{shown} has tables but no schema revision: its creation was killed "
                     "half-way; move it away (it was never usable) and start again"
                 )
-            command.upgrade(alembic_config(connection=connection), "head")
+            command.upgrade(alembic_config(connection=connection, pg_roles=pg_roles), "head")
             revision = current_revision(connection)
     finally:
         engine.dispose()

@@ -37,7 +37,7 @@ from adapters.store.core import (
     checkpoint_of,
     command_rows,
 )
-from adapters.store.failover import pooled_connection, retrying
+from adapters.store.failover import DEFAULT_RETRY_S, pooled_connection, retrying
 from adapters.store.postgres_across import AcrossStreams
 from adapters.store.postgres_signing import SignsUnderTheLock
 from adapters.store.primary import PrimaryWatch, server_of, several_hosts
@@ -119,7 +119,7 @@ class PostgresEventStore(AcrossStreams, SignsUnderTheLock, SqlEventStore):
     # JSON text: psycopg adapts fifteen arrays in Python at 20 times the cost.
     APPEND_CALL = "SELECT * FROM paigow_append(%s::jsonb)"
 
-    def __init__(self, *args: Any, retry_s: float = 2.0, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, retry_s: float = DEFAULT_RETRY_S, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         #: How long an operation whose connection was lost is retried (a failover: failover.py).
         self.retry_s = retry_s

@@ -148,7 +148,7 @@ def run_follow(args: argparse.Namespace) -> int:
 
     url, signing_key = audit_database(args)
     witness = load_witness(args.witness) if args.witness else []
-    key, _source = resolve_key(url, args.public_key, signing_key, public_key_setting())
+    key, _source = resolve_key(url, args.public_key, signing_key, public_key_setting(args))
     journal = FindingsJournal(args.findings) if args.findings else None
     saved = load_state(args.state) if args.state else None
     log = open_live(url, args.poll)

@@ -10,14 +10,14 @@ from typing import Any
 def audit_database(args: argparse.Namespace) -> tuple[Any, str | None]:
     """The database to audit (``--db``, else ``$PAIGOW_DB``) and the signing key file configured
     for it."""
-    from adapters.settings import load_settings
     from adapters.store import database_url
+    from entrypoints.cli.main import db_of, settings_of
 
-    return database_url(args.db), load_settings().signing_key
+    return database_url(db_of(args)), settings_of(args).signing_key
 
 
-def public_key_setting() -> str | None:
+def public_key_setting(args: argparse.Namespace) -> str | None:
     """``$PAIGOW_PUBLIC_KEY``: the public key file the casino configured, if any."""
-    from adapters.settings import load_settings
+    from entrypoints.cli.main import settings_of
 
-    return load_settings().public_key
+    return settings_of(args).public_key

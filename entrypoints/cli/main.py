@@ -20,11 +20,14 @@ import sys
 import time
 import traceback
 from importlib import import_module
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from entrypoints.cli import commands
 from table_core.errors import DomainError
 from table_core.ports import StoreError
+
+if TYPE_CHECKING:
+    from adapters.settings import Settings
 
 
 def command_modules() -> list[str]:
@@ -112,6 +115,24 @@ def main(argv: list[str] | None = None, *, started: float | None = None) -> int:
     except Exception as error:
         return _unexpected(args, error)
     return status
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings (adapters/settings.py) of the command ``args`` runs: read from the
+    environment at the first call, the same object after. Read here, where the arguments are
+    parsed, and passed on from the command down; a command that needs none never reads them
+    (``paigow evaluate`` does not import pydantic-settings, and a bad setting does not stop it)."""
+    found: Settings | None = getattr(args, "settings", None)
+    if found is None:
+        from adapters.settings import load_settings
+
+        found = args.settings = load_settings()
+    return found
+
+
+def db_of(args: argparse.Namespace) -> str:
+    """The database URL of the command: ``--db``, else the ``db`` setting."""
+    return getattr(args, "db", None) or settings_of(args).db
 
 
 def _one_line(args: argparse.Namespace, message: str, status: int) -> int:

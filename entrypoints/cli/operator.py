@@ -74,11 +74,12 @@ def given_token(args: argparse.Namespace) -> str | None:
     return token or None
 
 
-def key_store(store: Any) -> Any:
-    from adapters.settings import load_settings
+def key_store(store: Any, args: argparse.Namespace) -> Any:
+    """The store's API keys, checked with the ``public_key`` setting (``$PAIGOW_PUBLIC_KEY``)."""
+    from entrypoints.cli.main import settings_of
     from service_layer.operators.keys import key_store_for, public_key_setting
 
-    return key_store_for(store, public_key=public_key_setting(load_settings().public_key))
+    return key_store_for(store, public_key=public_key_setting(settings_of(args).public_key))
 
 
 def _failed(store: Any, command: str, token: str) -> None:
@@ -123,14 +124,14 @@ def _code_authorised(store: Any) -> None:
     require_authorised(store, running_code().code.digest)
 
 
-def _how_to_make(store: Any, role: str, keys: Any) -> str:
+def _how_to_make(store: Any, role: str, keys: Any, args: argparse.Namespace) -> str:
     """The command that makes a key of ``role`` on this store: the key officer's (a security
     key), or the store's first key, a security key made without one."""
     from adapters.store.key_advice import store_url
 
     url = store_url(store)
     with contextlib.suppress(Exception):  # a store whose keys cannot be read: the usual case
-        if not (keys if keys is not None else key_store(store)).has_active():
+        if not (keys if keys is not None else key_store(store, args)).has_active():
             return (
                 "this store has no API key yet: its first, a security key, is made by "
                 f"`paigow keys create --role security --out security.key --db {url}`"
@@ -166,9 +167,9 @@ def authenticate(
         roles = sorted(RIGHTS[operation])
         raise DomainError(
             f"paigow {command} acts as an operator: give --key-file FILE or set {ENV} to an API "
-            f"key of the {' or '.join(roles)} role ({_how_to_make(store, roles[0], keys)})"
+            f"key of the {' or '.join(roles)} role ({_how_to_make(store, roles[0], keys, args)})"
         )
-    keys = keys if keys is not None else key_store(store)
+    keys = keys if keys is not None else key_store(store, args)
     key = keys.lookup(token)
     if key is None:
         _failed(store, command, token)
@@ -188,9 +189,8 @@ def authenticate(
     return key
 
 
-def cosigners(store: Any, command: str, files: Sequence[str], keys: Any = None) -> list[Any]:
+def cosigners(store: Any, command: str, files: Sequence[str], keys: Any) -> list[Any]:
     """The keys of ``--sign KEYFILE ...``, each looked up as the operator's."""
-    keys = keys if keys is not None else key_store(store)
     found = []
     for path in files:
         token = read_token(path)
@@ -213,7 +213,7 @@ def signed(
     from service_layer.operators.rights import CLI_COMMANDS
     from service_layer.operators.signers import SignersRefused, signers
 
-    keys = key_store(store)
+    keys = key_store(store, args)
     key = authenticate(store, args, command, keys=keys)
     others = cosigners(store, command, args.sign, keys)
     what = f"paigow {command}"
@@ -224,3 +224,15 @@ def signed(
     except SignersRefused as refused:
         raise DomainError(str(refused)) from None
     return key, dict(actors)
+
+
+def command_answer(table_id: str, command_id: str, result: Any) -> dict[str, Any]:
+    """What a writing command prints: the table, the command id, the table's version after it,
+    whether it was a replay, and the types of the events recorded."""
+    return {
+        "table_id": table_id,
+        "command_id": command_id,
+        "version": result.state.version,
+        "replayed": result.replayed,
+        "events": [r.type for r in result.events],
+    }

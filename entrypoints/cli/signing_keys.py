@@ -60,11 +60,11 @@ def register(verbs: Any, url_help: str) -> None:
     rotate.set_defaults(handler=run_rotate)
 
 
-def _key_file(given: str | None) -> Path:
-    from adapters.settings import load_settings
+def _key_file(args: argparse.Namespace) -> Path:
+    from entrypoints.cli.main import settings_of
     from table_core.ports import StoreError
 
-    chosen = given or load_settings().signing_key
+    chosen = args.key or settings_of(args).signing_key
     if not chosen:
         raise StoreError("no key file: give --key FILE or set PAIGOW_SIGNING_KEY")
     return Path(chosen)
@@ -136,7 +136,7 @@ def run_create(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from eventlog.keys import key_id, load_public_key
 
-    path = _key_file(args.key)
+    path = _key_file(args)
     try:
         data = path.read_bytes()
     except OSError as error:
@@ -149,7 +149,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export_public(args: argparse.Namespace) -> int:
-    pem = _signer(_key_file(args.key)).public_pem()
+    pem = _signer(_key_file(args)).public_pem()
     if args.out:
         Path(args.out).write_bytes(pem)
     else:
@@ -160,14 +160,16 @@ def run_export_public(args: argparse.Namespace) -> int:
 def run_rotate(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from adapters.store import open_store
+    from entrypoints.cli.main import db_of, settings_of
     from entrypoints.cli.operator import authenticate
     from eventlog.canonical import format_time
     from eventlog.system_events import SigningKeyRotated
     from service_layer.system_stream import SystemStream
     from table_core.ports import StoreError
 
-    old = _signer(_key_file(args.key))
-    store = open_store(args.db, signing_key=old, create=False)  # never a new database
+    old = _signer(_key_file(args))
+    retry_s = settings_of(args).db_retry_s
+    store = open_store(db_of(args), signing_key=old, create=False, retry_s=retry_s)  # no new db
     try:
         operator = authenticate(store, args, "keys signing rotate")
         new, public = _new_key(args.out)

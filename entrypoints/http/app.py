@@ -1,7 +1,8 @@
 """The FastAPI application: commands, queries, the error shapes and the OpenAPI document.
 
-``create_app(service, keys)`` wires an application service (service_layer/service.py) and a key
-store (keys.py); ``paigow serve`` builds both from a database URL (server.py). The app itself opens
+``create_app(service, keys, settings)`` wires an application service (service_layer/service.py)
+and a key store (keys.py) with the settings; ``paigow serve`` builds all three from a database URL
+(entrypoints/bootstrap.py, server.py). The app itself opens
 nothing and starts nothing, so tests build it over the in-memory store.
 """
 
@@ -13,12 +14,14 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from adapters.settings import Settings
 from adapters.store.migrate import head_revision
 from entrypoints.http import (
     command_routes,
     disputes,
     errors,
     feed_routes,
+    house_way_routes,
     operations,
     queries,
     software_routes,
@@ -56,10 +59,11 @@ Commands and queries of a Pai Gow Poker table over JSON.
 """
 
 
-def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> FastAPI:
-    from adapters.settings import load_settings
-
-    settings = load_settings()
+def create_app(
+    service: TableService, keys: KeyStore, settings: Settings, lifespan: Any = None
+) -> FastAPI:
+    """The app over ``service`` and ``keys``, configured by ``settings`` (the body limit, the
+    feed, the floor pages, the gaming day of the reports)."""
     app = FastAPI(
         title="Pai Gow Poker table API",
         version=software_version(),
@@ -68,6 +72,7 @@ def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> F
         docs_url=None,  # served from this server's own assets (operations.install_documents)
         redoc_url=None,
     )
+    app.state.settings = settings  # the queries' gaming day and pits, the floor's, the audit's
     app.state.service = service
     app.state.keys = keys
     app.state.runner = CommandRunner(service)
@@ -84,6 +89,7 @@ def create_app(service: TableService, keys: KeyStore, lifespan: Any = None) -> F
     app.include_router(queries.router)
     app.include_router(disputes.router)
     app.include_router(software_routes.router)
+    app.include_router(house_way_routes.router)
     app.include_router(operations.router)
     operations.install_documents(app)
     feed_routes.install(app, settings)  # the event feed and its subscriptions (docs/feed.md)

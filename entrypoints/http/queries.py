@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Path, Query, Request
 
+from adapters.settings import Settings
 from entrypoints.http.auth import endpoint
 from entrypoints.http.command_routes import ERRORS, TableId
 from entrypoints.http.errors import ApiProblem, ErrorBody
@@ -41,6 +42,12 @@ _get = partial(endpoint, router.get, responses=READ_ERRORS)
 def service_of(request: Request) -> TableService:
     service: TableService = request.app.state.service
     return service
+
+
+def settings_of(request: Request) -> Settings:
+    """The settings the app was made with (``create_app``)."""
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def _opened_table(service: TableService, table_id: str) -> Any:
@@ -209,9 +216,7 @@ def player_ratings(
 ) -> dict[str, Any]:
     """``adapters.projections.ratings.read_ratings`` (docs/projections.md, "Player ratings"):
     every rating of the player by start, with the floor's corrections beside the figures."""
-    from adapters.settings import load_settings
-
-    return ratings_of(request, player_id, day, load_settings().gaming_day().day_of)
+    return ratings_of(request, player_id, day, settings_of(request).gaming_day().day_of)
 
 
 def ratings_of(
@@ -251,9 +256,7 @@ def reports(
     from adapters.projections.reports import VIEWS, build_report
 
     views = tuple(view) if view else VIEWS
-    from adapters.settings import load_settings
-
-    settings = load_settings()
+    settings = settings_of(request)
     gaming_day = settings.gaming_day()
     pits = settings.pit_of()
 
@@ -283,9 +286,7 @@ def _log_source(request: Request) -> Any:
 
     url: str | None = getattr(request.app.state, "audit_url", None)
     if url is not None:
-        from adapters.settings import load_settings
-
-        settings = load_settings()
+        settings = settings_of(request)
         return open_database(
             url, signing_key=settings.signing_key, public_setting=settings.public_key
         )

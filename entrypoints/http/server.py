@@ -7,7 +7,7 @@ tables' command locks live in this process (docs/http.md: running more than one 
 database is safe, the store refuses the stale writer with 409, but each server loads each table).
 
 ``paigow serve --workers N`` (N > 1) runs N such processes on one socket: uvicorn's supervisor
-spawns them and each builds its own app with :func:`worker_app`, from the settings
+spawns them and each builds its own app with ``entrypoints.bootstrap.worker_app``, from the settings
 ``serve_worker_db`` and ``serve_worker_verify`` that the parent sets in the environment first
 (internal: not settings for people; adapters/settings.py). Each worker records its
 own ``service_started`` / ``service_stopped``; its service is ``shared`` (reads catch up with
@@ -23,53 +23,28 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from adapters.collector import quiet_collector
-from adapters.logging import configure_logging, get_logger
-from adapters.settings import Settings, load_settings
-from entrypoints.bootstrap import wire
+from adapters.logging import get_logger
+from adapters.settings import Settings
 from entrypoints.http.app import create_app
+from entrypoints.wiring import Serving, Wiring
 from service_layer.operators.keys import key_store_for, public_key_setting
 from service_layer.readiness import store_role_warning
 from service_layer.software_versions import require_authorised
-from table_core.dealing import DeckAndDiceSource
-
-#: The uvicorn import string of the workers' app factory.
-WORKER_APP = "entrypoints.http.server:worker_app"
 
 
-def build_app(
-    url: str | None,
-    *,
-    source: DeckAndDiceSource | None = None,
-    verify: bool = True,
-    shared: bool = False,
-    settings: Settings | None = None,
-    read_only: bool = False,
-    software_version: str | None = None,
-    code_digest: str | None = None,
-) -> FastAPI:
-    """The app over the store at ``url`` (else the ``db`` setting); the service starts and stops
-    with the server. ``shared``: other processes (the other workers) write the store too.
+def app_over(wired: Wiring, settings: Settings, serving: Serving) -> FastAPI:
+    """The app over a server's wiring (entrypoints/bootstrap.py ``serve_app``); the service
+    starts and stops with the server.
 
-    A store that cannot sign the checkpoints its rounds need (no key, or not the log's key) is
-    refused (``SigningKeyRefused``: one line, exit 2) unless ``read_only``: the service then
-    refuses every command (503 ``read_only``), answers queries, and writes nothing, not even its
-    own start and stop (a key-less store could not seal them). A start under code other than the
-    log's last start's (its digest) is refused (``VersionNotAuthorised``: one line, exit 2) unless
-    the floor authorised that digest (``service_layer/software_versions.py``); so is code that
-    cannot be identified (``CodeIdentityRefused``, ``adapters/code_identity.py``)."""
-    settings = settings or load_settings()
-    wired = wire(
-        settings,
-        url,
-        source=source,
-        verify=verify,
-        shared=shared,
-        record_schema_revision=True,
-        signing="read_only" if read_only else "serve",
-        metered=True,
-        software_version=software_version,
-        code_digest=code_digest,
-    )
+    A store that cannot sign the checkpoints its rounds need (no key, or not the log's key) was
+    refused by the wiring (``SigningKeyRefused``: one line, exit 2) unless ``read_only``: the
+    service then refuses every command (503 ``read_only``), answers queries, and writes nothing,
+    not even its own start and stop (a key-less store could not seal them). A start under code
+    other than the log's last start's (its digest) is refused (``VersionNotAuthorised``: one
+    line, exit 2) unless the floor authorised that digest
+    (``service_layer/software_versions.py``); so is code that cannot be identified
+    (``CodeIdentityRefused``, ``adapters/code_identity.py``)."""
+    read_only, shared = serving.read_only, serving.shared
     store, service, shown = wired.store, wired.service, wired.shown
     if not read_only:
         # R5/R19: a code change nobody authorised is refused here, before uvicorn starts
@@ -109,25 +84,9 @@ def build_app(
     # A key event the store did not append (an insider's INSERT) stops the keys' fold and is
     # the service's ``verification_failed``, as an untagged table event is (ledger.py).
     keys = key_store_for(store, service.note_untagged, public_key_setting(settings.public_key))
-    app = create_app(service, keys, lifespan=lifespan)
+    app = create_app(service, keys, settings, lifespan=lifespan)
     app.state.warnings = [role_warning] if role_warning is not None else []
     if wired.url.drivername != "memory":
         # ``audit verify`` reads the database itself, read-only and in one snapshot.
         app.state.audit_url = wired.url.render_as_string(hide_password=False)
     return app
-
-
-def worker_app() -> FastAPI:
-    """One worker's app for ``paigow serve --workers N`` (uvicorn's factory, called in each
-    spawned worker process): as ``build_app`` makes it, from the settings the parent put in the
-    environment (``serve_worker_db``, ``serve_worker_verify``, ``serve_worker_read_only``); the
-    service is ``shared``, since the other workers write the same store."""
-    settings = load_settings()
-    configure_logging(fmt=settings.log_format or "json")
-    return build_app(
-        settings.serve_worker_db,
-        verify=settings.serve_worker_verify,
-        shared=True,
-        settings=settings,
-        read_only=settings.serve_worker_read_only,
-    )

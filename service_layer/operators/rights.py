@@ -50,6 +50,7 @@ RIGHTS: dict[str, frozenset[Role]] = {
     # --- table commands
     "open_table": _FLOOR,
     "change_rules": _FLOOR,
+    "install_house_way": _FLOOR,  # issue 32: a certified House Way file, a rules change
     "seat_player": _TABLE_SIDE,
     "leave_seat": _TABLE_SIDE,
     "buy_in": _CAGE,
@@ -150,6 +151,7 @@ CLI_COMMANDS: dict[str, str] = {
     "table credit": "credit_tray",
     "table count": "count_drop",
     "table correct-rating": "correct_rating",
+    "house-way install": "install_house_way",
     "deck receive": "receive_deck",
     "deck inspect": "inspect_deck",
     "deck load": "load_shuffler",

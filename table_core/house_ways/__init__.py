@@ -83,14 +83,20 @@ _SETTERS: dict[str, tuple[HouseWay, FiveCardTables | None, SetCards]] = {}
 
 
 def set_by_house_way(
-    cards: Sequence[Card], house_way: str, tables: FiveCardTables | None = None
+    cards: Sequence[Card], house_way: str | HouseWay, tables: FiveCardTables | None = None
 ) -> Split:
     """Set seven cards by ``house_way``: the split and the id of the clause that decided it (the
-    House Way's own setting, R-HW-1; a player's own split is the table's ``SetHand`` command)."""
+    House Way's own setting, R-HW-1; a player's own split is the table's ``SetHand`` command).
+    ``house_way`` is a registered name or the way itself (a casino's file installed on a table,
+    issue 32, which is in no registry)."""
     if len(cards) != 7:
         raise CardError(f"a House Way sets 7 cards, got {len(cards)}")
     check_distinct(cards)
-    way = REGISTRY.get(house_way) or get_house_way(house_way)
+    if isinstance(house_way, HouseWay):
+        way = house_way
+        house_way = way.name
+    else:
+        way = REGISTRY.get(house_way) or get_house_way(house_way)
     last = _SETTERS.get(house_way)
     if last is not None and last[0] is way and last[1] is tables:
         setter = last[2]

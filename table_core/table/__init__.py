@@ -31,6 +31,7 @@ from table_core.commands import (
     DeclineBank,
     HoldDeck,
     InspectDeck,
+    InstallHouseWay,
     LeaveSeat,
     LoadShuffler,
     OpenTable,
@@ -49,6 +50,7 @@ from table_core.commands import (
     VoidRound,
 )
 from table_core.errors import DomainError
+from table_core.event_base import TABLE_ROLES
 from table_core.events import Event
 from table_core.table.bank_rotation import accept_bank, decline_bank, start_round
 from table_core.table.custody import (
@@ -63,6 +65,7 @@ from table_core.table.custody import (
 from table_core.table.deal_and_dice import deal_cards, roll_dice
 from table_core.table.folding import evolve, fold
 from table_core.table.guards import NotAllowed, TrayShort, WrongState
+from table_core.table.house_way_install import install_house_way
 from table_core.table.inventory import DECIDERS as BOOKS_DECIDERS
 from table_core.table.seating import (
     buy_in,
@@ -93,6 +96,7 @@ __all__ = [
 _DECIDERS: dict[type[Command], Callable[[TableState, Any], list[Event]]] = {
     OpenTable: open_table,
     ChangeRules: change_rules,
+    InstallHouseWay: install_house_way,
     SeatPlayer: seat_player,
     LeaveSeat: leave_seat,
     BuyIn: buy_in,
@@ -126,6 +130,9 @@ def decide(state: TableState, command: Command) -> list[Event]:
     decider = _DECIDERS.get(type(command))
     if decider is None:
         raise DomainError(f"unknown command: {type(command).__name__}")
+    actor = command.actor
+    if actor.role not in TABLE_ROLES:  # events may be built unvalidated (_fast_events.py)
+        raise NotAllowed(f"a {actor.role} may not act at a table")
     return decider(state, command)
 
 

@@ -30,6 +30,7 @@ from table_core.events import (
     FoulReset,
     HandForfeited,
     HandSet,
+    HouseWayInstalled,
     MeterChanged,
     PlayerLeft,
     PlayerSeated,
@@ -50,6 +51,7 @@ from table_core.table.custody import CustodyEvent, apply_custody
 from table_core.table.inventory import HANDLERS as BOOKS_HANDLERS
 from table_core.table.inventory import sold_from_tray
 from table_core.table.state import (
+    InstalledHouseWay,
     Phase,
     PlayedHand,
     RoundState,
@@ -160,6 +162,12 @@ def _table_opened(draft: _Draft, event: TableOpened) -> None:
 
 def _rules_changed(draft: _Draft, event: RulesChanged) -> None:
     draft.table["rules"] = event.rules  # the live round keeps its own copy (RoundState.rules)
+
+
+def _house_way_installed(draft: _Draft, event: HouseWayInstalled) -> None:
+    draft.mapping("house_ways")[event.digest] = InstalledHouseWay(
+        event.name, event.text, event.certificate_digest
+    )
 
 
 def _player_seated(draft: _Draft, event: PlayerSeated) -> None:
@@ -424,6 +432,7 @@ def _custody(draft: _Draft, event: CustodyEvent) -> None:
 _HANDLERS: dict[type[Any], Callable[[_Draft, Any], None]] = {
     TableOpened: _table_opened,
     RulesChanged: _rules_changed,
+    HouseWayInstalled: _house_way_installed,
     PlayerSeated: _player_seated,
     PlayerLeft: _player_left,
     ChipsBoughtIn: _chips_bought_in,

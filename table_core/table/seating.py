@@ -24,7 +24,6 @@ from table_core.events import (
     RulesChanged,
     TableOpened,
 )
-from table_core.house_ways import get_house_way
 from table_core.rules import SUPPORTED_VARIANTS, TableRules
 from table_core.settlement import fee_held
 from table_core.side_bets import require_side_bets_playable
@@ -39,18 +38,19 @@ from table_core.table.guards import (
     require_player,
     require_tray_covers,
 )
+from table_core.table.house_way_install import check_house_way
 from table_core.table.state import TableState
 
 _MEDIA = get_args(BuyInMedium)
 
 
-def _check_playable(rules: TableRules) -> None:
+def _check_playable(rules: TableRules, state: TableState) -> None:
     """A profile the table can deal now: a known House Way, a known variant, side bets it can pay.
 
     The profile's own validation already refuses most of this; checking again here also refuses a
     profile built without validation (``model_construct``), as a domain error naming the clause.
     """
-    get_house_way(rules.hand.house_way)  # raises ConfigurationError (R-HW-1)
+    check_house_way(state, rules)  # raises ConfigurationError (R-HW-1)
     if rules.variant not in SUPPORTED_VARIANTS:
         known = ", ".join(SUPPORTED_VARIANTS)
         raise ConfigurationError(f"unknown variant {rules.variant} ({known})", rule="R-VAR-1")
@@ -100,7 +100,7 @@ def open_table(state: TableState, cmd: OpenTable) -> list[Event]:
     if state.table_id is not None:
         raise WrongState("open the table", state.phase)  # already open
     require(cmd.actor, frozenset({"floor", "system"}), "open a table")
-    _check_playable(cmd.rules)
+    _check_playable(cmd.rules, state)
     env = {"table_id": cmd.table_id, "actor": cmd.actor, "at": cmd.at}
     return [TableOpened(**env, rules=cmd.rules), *_seed_meter(state, env, cmd.rules)]
 
@@ -114,7 +114,7 @@ def change_rules(state: TableState, cmd: ChangeRules) -> list[Event]:
         )
     if not cmd.reason.strip():
         raise DomainError("a rules change states its reason")
-    _check_playable(cmd.rules)
+    _check_playable(cmd.rules, state)
     env = envelope(state, cmd) | {"round": None}
     changed = RulesChanged(
         **env, rules=cmd.rules, reason=cmd.reason, applies_from_round=state.last_round + 1

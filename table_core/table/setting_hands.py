@@ -14,7 +14,7 @@ from table_core.dealing import DEALER_PLACE, to_card
 from table_core.errors import DomainError
 from table_core.events import BankerHandSet, Event, FoulReset, HandForfeited, HandSet
 from table_core.hands import FiveCardTables, tables_for
-from table_core.house_ways import set_by_house_way
+from table_core.house_ways import HouseWay, set_by_house_way
 from table_core.rules import HouseRules
 from table_core.split import Split, check_same_cards, make_split, value_split
 from table_core.table.guards import (
@@ -25,6 +25,7 @@ from table_core.table.guards import (
     require_player,
     texts,
 )
+from table_core.table.house_way_install import house_way_of
 from table_core.table.state import RoundState, TableState, Wager
 
 _new_banker_hand_set = trusted(BankerHandSet)
@@ -44,7 +45,7 @@ def set_hand(state: TableState, cmd: SetHand) -> list[Event]:
     rules = round_state.rules.hand
     tables = tables_for(rules.wheel_rank)
     if cmd.back is None and cmd.front is None:
-        way = set_by_house_way(seven, rules.house_way, tables)
+        way = set_by_house_way(seven, house_way_of(state, rules), tables)
         return [
             _new_hand_set(
                 table_id=state.table_id,
@@ -72,7 +73,7 @@ def set_hand(state: TableState, cmd: SetHand) -> list[Event]:
         raise DomainError("give both the back and the front, or neither for the House Way")
     split = make_split(_cards(cmd.back), _cards(cmd.front))
     check_same_cards(split, seven)
-    return _player_split(split, seven, rules, tables, env)
+    return _player_split(split, seven, rules, house_way_of(state, rules), tables, env)
 
 
 def _hand_in_action(state: TableState, cmd: SetHand) -> tuple[RoundState, int, Wager]:
@@ -94,6 +95,7 @@ def _player_split(
     split: Split,
     seven: Sequence[Card],
     rules: HouseRules,
+    house_way: HouseWay | str,
     tables: FiveCardTables,
     env: dict[str, Any],
 ) -> list[Event]:
@@ -111,7 +113,7 @@ def _player_split(
         ]
     if rules.foul_policy == "forfeit":  # R-SET-2: the main wager loses
         return [_new_hand_forfeited(**env, back=texts(split.back), front=texts(split.front))]
-    way = set_by_house_way(seven, rules.house_way, tables)  # R-SET-2 reset
+    way = set_by_house_way(seven, house_way, tables)  # R-SET-2 reset
     assert way.rule is not None
     return [
         _new_foul_reset(
@@ -128,7 +130,7 @@ def _player_split(
 def set_banker_hand(state: TableState, cmd: SetBankerHand) -> list[Event]:
     round_state = live_round(state, "set the banker's hand", "dice_rolled", "hands_set")
     require(cmd.actor, DEALER_ROLES, "set the banker's hand")
-    house_way = round_state.rules.hand.house_way
+    house_way = house_way_of(state, round_state.rules.hand)
     tables = tables_for(round_state.rules.hand.wheel_rank)
     table_id, actor, at, number = state.table_id, cmd.actor, cmd.at, round_state.number
     events: list[Event] = []
@@ -164,7 +166,7 @@ def set_banker_hand(state: TableState, cmd: SetBankerHand) -> list[Event]:
             player_id=round_state.banker_player,
             back=texts(way.back),
             front=texts(way.front),
-            house_way=house_way,
+            house_way=round_state.rules.hand.house_way,
             rule=way.rule,
         )
     )

@@ -27,8 +27,9 @@ from table_core.table.state import TableState
 
 #: The layout's version: a snapshot of another layout is refused (the table is replayed). 2: the
 #: rules profile holds ``deck_custody_required`` (R20); a layout-1 snapshot's profile lacks it,
-#: and reading it as the new default would change a table's custody rule.
-FORMAT = 2
+#: and reading it as the new default would change a table's custody rule. 3: the state keeps the
+#: House Way files installed on the table (issue 32); a layout-2 snapshot has no such field.
+FORMAT = 3
 
 
 class SnapshotFormatError(ValueError):

@@ -148,6 +148,16 @@ class Deck:
     hold_dispute: str | None = None  # the dispute the hold names (R17), ``None``: no dispute
 
 
+@dataclass(frozen=True, slots=True)
+class InstalledHouseWay:
+    """A House Way file installed on the table (``house_way_installed``): the name it declares,
+    its exact text and the SHA-256 of the certificate it was installed by."""
+
+    name: str
+    text: str
+    certificate_digest: str
+
+
 @dataclass(frozen=True)
 class TableState:
     """Everything a table knows; ``version`` is the number of events folded into it.
@@ -190,6 +200,8 @@ class TableState:
     ratings: Mapping[str, datetime] = field(default_factory=dict)
     #: Deck custody (R20), by deck id; empty until the table receives its first deck.
     decks: Mapping[str, Deck] = field(default_factory=dict)
+    #: House Way files installed on the table (issue 32), by the SHA-256 of their text.
+    house_ways: Mapping[str, InstalledHouseWay] = field(default_factory=dict)
     version: int = 0
 
     @property

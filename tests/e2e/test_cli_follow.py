@@ -23,6 +23,7 @@ from sqlalchemy.engine import make_url
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from entrypoints.simulation.mixed_session import DEALER, FLOOR, Session
@@ -92,7 +93,7 @@ def live(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Live]:
         follow_url, target = url, str(tmp_path / "casino.db")
     else:
         url = target = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        migrate.upgrade(url, load_settings().pg_roles())
         store = open_store(url, signing_key=Signer.generate())
         parsed = make_url(url)
         options = f"{parsed.query['options']} -cdefault_transaction_read_only=on"

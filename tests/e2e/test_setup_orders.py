@@ -25,7 +25,8 @@ import pytest
 import structlog
 from sqlalchemy import create_engine
 
-from adapters.store import open_store
+from adapters.settings import load_settings
+from adapters.store import open_configured, open_store
 from entrypoints.cli.main import main
 from eventlog.system_events import ServiceStopped
 from service_layer.system_stream import SystemStream
@@ -262,7 +263,7 @@ def test_events_written_without_the_key_are_named_and_adopted(
             capsys, "keys", "create", "--role", role, "--out", f"{role}.key", "--db", url, *key_file
         )
         assert made[0] == 0, made[2]
-    store = open_store(url, create=False)
+    store = open_configured(load_settings(), url, create=False)  # with PAIGOW_SIGNING_KEY's key
     try:
         tagger, store.tagger = store.tagger, None  # as code older than the refusal wrote
         head = SystemStream(store).append([ServiceStopped(at=_now())], checkpoint=False)[-1]

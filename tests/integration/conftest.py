@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.settings import load_settings
 from tests.integration import pg_template
 
 ADMIN_URL = os.environ.get("PAIGOW_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -105,7 +106,7 @@ def pg_head_template(pg_database: str) -> Iterator[pg_template.Schemas | None]:
             yield None
             return
         admin.execute(f'CREATE SCHEMA "{template}"')
-    migrate.upgrade(pg_template.schema_url(base, template))
+    migrate.upgrade(pg_template.schema_url(base, template), load_settings().pg_roles())
     names = (f"{prefix}{number}" for number in _schemas)
 
     def dump(schema: str) -> str:
@@ -129,7 +130,7 @@ def pg_url(pg_database: str, pg_head_template: pg_template.Schemas | None) -> It
     from adapters.store import migrate
 
     url = _empty_schema(pg_database)
-    migrate.upgrade(url)
+    migrate.upgrade(url, load_settings().pg_roles())
     yield url
 
 
@@ -156,7 +157,7 @@ def sqlite_head_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from adapters.store import migrate
 
     path = tmp_path_factory.mktemp("sqlite-head") / "head.db"
-    migrate.upgrade(f"sqlite:///{path}")
+    migrate.upgrade(f"sqlite:///{path}", load_settings().pg_roles())
     return path
 
 

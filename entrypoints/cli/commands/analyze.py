@@ -67,15 +67,21 @@ def _players(text: str) -> int:
 
 
 def measure(
-    settings: EdgeSettings, rounds: int, seed: int, players: int, label: str = "analyze edge"
+    settings: EdgeSettings,
+    rounds: int,
+    seed: int,
+    players: int,
+    label: str = "analyze edge",
+    player: RoundPlayer | None = None,
 ) -> dict[str, Any]:
     """Play ``rounds`` rounds dealt by ``random.Random(seed)`` and sum them.
 
     Dealer banking: ``players`` hands against the dealer's. Player banking: one of the ``players``
     banks against the other ``players - 1`` and the dealer's house hand (R-BANK-2). Each round
-    draws its hands from a fresh 53-card shuffle: ``sample`` is the top of one.
+    draws its hands from a fresh 53-card shuffle: ``sample`` is the top of one. ``player``: a
+    round player built by the caller (a casino's House Way file, a best response).
     """
-    player = RoundPlayer(settings)
+    player = player or RoundPlayer(settings)
     tally = Tally(settings.banking)
     opponents = players if settings.banking == "dealer" else players - 1
     house = settings.banking == "player"

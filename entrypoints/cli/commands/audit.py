@@ -196,11 +196,11 @@ def run_verify(args: argparse.Namespace) -> int:
     witness = load_witness(args.witness) if args.witness else []
     url = None
     if args.bundle:
-        source = open_bundle(args.bundle, args.public_key, public_key_setting())
+        source = open_bundle(args.bundle, args.public_key, public_key_setting(args))
     else:
         url, signing_key = audit_database(args)
         source = open_database(
-            url, args.public_key, signing_key=signing_key, public_setting=public_key_setting()
+            url, args.public_key, signing_key=signing_key, public_setting=public_key_setting(args)
         )
     # A bundle audits the scope it was exported for, unless the command line narrows it.
     scope = (source.manifest or {}).get("scope") or {}
@@ -224,10 +224,12 @@ def run_verify(args: argparse.Namespace) -> int:
         finally:
             source.close()
         if url is not None:
+            from entrypoints.cli.main import settings_of
             from service_layer.projection_check import check_projections
 
+            day = settings_of(args).gaming_day()
             report.findings = sorted(
-                [*report.findings, *check_projections(url, stage=bar.stage)],
+                [*report.findings, *check_projections(url, day, stage=bar.stage)],
                 key=lambda f: f.sort_key(),
             )
     finally:
@@ -298,7 +300,7 @@ def run_export(args: argparse.Namespace) -> int:
         table=args.table,
         from_round=args.from_round,
         to_round=args.to_round,
-        public_key=args.public_key or public_key_setting(),
+        public_key=args.public_key or public_key_setting(args),
         signing_key=signing_key,
         sealer=sealer_for(sqlite_file, signing_key),
     )

@@ -63,24 +63,25 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
     from alembic.util import CommandError
 
-    from adapters.settings import load_settings
     from adapters.store import database_url, missing_sqlite, reaching, shown_url
     from adapters.store.migrate import upgrade
     from adapters.store.signing import create_key_files
+    from entrypoints.cli.main import settings_of
     from eventlog.keys import key_paths
     from table_core.ports import StoreError
 
-    url = database_url(args.db)
+    settings = settings_of(args)
+    url = database_url(args.db or settings.db)
     if url.drivername == "memory":
         raise StoreError("memory:// has no schema to upgrade: give a database URL")
     new_file = url.get_backend_name() == "sqlite" and missing_sqlite(url) is not None
     try:
         with reaching(url):
-            revision = upgrade(url.render_as_string(hide_password=False))
+            revision = upgrade(url.render_as_string(hide_password=False), settings.pg_roles())
     except CommandError as error:  # e.g. a database at a revision this code does not know
         raise StoreError(f"cannot upgrade {shown_url(url)}: {error}") from error
     private_key = key_paths(Path(url.database or ""))[0]
-    if new_file and not load_settings().signing_key and not private_key.exists():
+    if new_file and not settings.signing_key and not private_key.exists():
         # A new embedded database comes with its signing key beside it, as `open_store` gives
         # one: a server started on it can close rounds (no 503 for a key nobody made).
         create_key_files(Path(url.database or ""))
@@ -89,11 +90,12 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from adapters.store import open_store
+    from adapters.store import open_configured
     from adapters.store.key_advice import key_refusal, store_url
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.unsealed import UnsealedTail
 
-    store = open_store(args.db, create=False)
+    store = open_configured(settings_of(args), args.db, create=False)
     shown = store_url(store)
     tail = UnsealedTail(shown)
     try:
@@ -140,7 +142,7 @@ def _adopter(store: Any, args: argparse.Namespace) -> Any:
     ``bootstrap``, as the store's first key is made."""
     import getpass
 
-    from adapters.settings import load_settings
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.operator import authenticate
     from service_layer.operators.keys import key_store_for, public_key_setting
     from table_core.errors import DomainError
@@ -148,33 +150,33 @@ def _adopter(store: Any, args: argparse.Namespace) -> Any:
 
     # The keys' fold stops at the first untagged event, which is what is being adopted: not
     # reported again (``paigow db adopt`` lists it).
-    public = public_key_setting(load_settings().public_key)
+    public = public_key_setting(settings_of(args).public_key)
     keys = key_store_for(store, lambda _untagged: None, public)
     if keys.has_active():
         key = authenticate(store, args, "db adopt", {"--actor": args.actor}, keys)
-        return Actor(key.actor_id, key.role)
+        return Actor(id=key.actor_id, role=key.role)
     if args.actor is not None:
         raise DomainError(
             "this store has no API key yet: the adoption is recorded as the bootstrap by "
             f"cli:{getpass.getuser()}; leave --actor out"
         )
-    return Actor(f"cli:{getpass.getuser()}", "bootstrap")
+    return Actor(id=f"cli:{getpass.getuser()}", role="bootstrap")
 
 
 def run_adopt(args: argparse.Namespace) -> int:
     import json
 
     from adapters.clock import system_clock
-    from adapters.settings import load_settings
-    from adapters.store import open_store
+    from adapters.store import open_configured
     from adapters.store.key_advice import require_the_logs_key
+    from entrypoints.cli.main import settings_of
     from service_layer.adopt import AdoptionRefused, adopt, untagged
 
     given = [args.through is not None, args.reason is not None]
     if any(given) and not all(given):
         print("paigow: an adoption needs --through and --reason", file=sys.stderr)
         return 2
-    store = open_store(args.db, create=False, signing_key=load_settings().signing_key)
+    store = open_configured(settings_of(args), args.db, create=False)
     try:
         require_the_logs_key(store)  # no key, or another one: nothing to vouch with
         if args.through is None:

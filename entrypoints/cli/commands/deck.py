@@ -162,13 +162,14 @@ def _options(name: str, sub: argparse.ArgumentParser) -> None:
 
 def _wired(args: argparse.Namespace) -> Any:
     from adapters.logging import configure_logging
-    from adapters.settings import load_settings
     from entrypoints.bootstrap import wire
+    from entrypoints.cli.main import settings_of
 
+    settings = settings_of(args)
     # The service's log lines at warning, on standard error (as ``paigow simulate`` does): a
     # refusal is then the one line the CLI writes, and standard output only the JSON answer.
-    configure_logging(level="warning")
-    return wire(load_settings(), args.db)
+    configure_logging("warning", settings.log_format)
+    return wire(settings, args.db)
 
 
 def run_recording(args: argparse.Namespace) -> int:

@@ -103,7 +103,7 @@ def _operator(store: Any, args: argparse.Namespace, verb: str) -> Any:
     from table_core.ports import Actor
 
     key = authenticate(store, args, f"dispute {verb}", {"--actor": args.actor, "--role": args.role})
-    return Actor(key.actor_id, key.role)
+    return Actor(id=key.actor_id, role=key.role)
 
 
 def _time(text: str) -> datetime:
@@ -123,15 +123,12 @@ def _refused(error: Exception) -> int:
     return 2
 
 
-def _open_store(url: str | None) -> Any:
-    from adapters.settings import load_settings
-    from adapters.store import database_url, open_store
+def _open_store(args: argparse.Namespace) -> Any:
+    from adapters.store import database_url, open_configured
+    from entrypoints.cli.main import db_of, settings_of
 
-    settings = load_settings()
-    target = database_url(url or settings.db)
-    store = open_store(
-        target.render_as_string(hide_password=False), signing_key=settings.signing_key
-    )
+    target = database_url(db_of(args))
+    store = open_configured(settings_of(args), target.render_as_string(hide_password=False))
     return store, target
 
 
@@ -139,7 +136,7 @@ def run_open(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from service_layer.disputes import DisputeError, Request, open_dispute
 
-    store, _ = _open_store(args.db)
+    store, _ = _open_store(args)
     try:
         actor = _operator(store, args, "open")
         request = Request(
@@ -163,7 +160,7 @@ def run_open(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     from service_layer.disputes import disputes
 
-    store, _ = _open_store(args.db)
+    store, _ = _open_store(args)
     try:
         for record in disputes(store).values():
             _print(record)
@@ -175,7 +172,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from service_layer.disputes import DisputeError, find
 
-    store, _ = _open_store(args.db)
+    store, _ = _open_store(args)
     try:
         _print(find(store, args.dispute_id))
     except DisputeError as error:
@@ -189,7 +186,7 @@ def run_close(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from service_layer.disputes import DisputeError, close_dispute
 
-    store, _ = _open_store(args.db)
+    store, _ = _open_store(args)
     try:
         actor = _operator(store, args, "close")
         record = close_dispute(store, args.dispute_id, args.outcome, actor, system_clock())
@@ -202,11 +199,11 @@ def run_close(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from adapters.settings import load_settings
     from audit.sources import AuditUsageError
+    from entrypoints.cli.main import settings_of
     from service_layer.disputes import DisputeError, export_dispute
 
-    store, url = _open_store(args.db)
+    store, url = _open_store(args)
     try:
         manifest = export_dispute(
             store,
@@ -214,7 +211,7 @@ def run_export(args: argparse.Namespace) -> int:
             args.dispute_id,
             args.out,
             public_key=args.public_key,
-            signing_key=load_settings().signing_key,
+            signing_key=settings_of(args).signing_key,
         )
     except (DisputeError, AuditUsageError) as error:
         return _refused(error)

@@ -1,4 +1,5 @@
-"""``paigow house-way``: how a House Way behaves over many hands, and its clause table."""
+"""``paigow house-way``: how a House Way behaves over many hands, and its clause table; its
+certificate, its differences from another, its edge and its install (``house_way_checks``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import secrets
 from collections import Counter
 from typing import Any
 
+from entrypoints.cli.house_way_checks import register_verbs
+from entrypoints.cli.house_way_edge import register_edge
+from entrypoints.cli.house_way_install import register_install
 from entrypoints.cli.progress import Progress
 from table_core.cards import FULL_DECK, cards_text
 from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
@@ -40,6 +44,10 @@ def register(subparsers: Any) -> None:
     clauses.add_argument("--house-way", action="append", help="repeat for several (default: all)")
     clauses.add_argument("--format", choices=("markdown", "json"), default="markdown")
     clauses.set_defaults(handler=run_clauses)
+
+    register_verbs(verbs, _positive)
+    register_install(verbs, _positive)
+    register_edge(verbs, _positive)
 
 
 def _positive(text: str) -> int:

@@ -71,17 +71,17 @@ def register(subparsers: Any) -> None:
     signing_keys.register(verbs, url_help)
 
 
-def _open(url: str | None, *, writing: bool = False) -> tuple[Any, Any]:
-    from adapters.store import database_url, open_store
+def _open(args: argparse.Namespace, *, writing: bool = False) -> tuple[Any, Any]:
+    from adapters.store import database_url, open_configured
+    from entrypoints.cli.main import db_of, settings_of
     from service_layer.operators.keys import SqlKeyStore
     from table_core.ports import StoreError
 
+    url = db_of(args)
     if database_url(url).drivername == "memory":
         raise StoreError("keys of a memory:// store vanish with the process: use a database")
-    from adapters.settings import load_settings
-
     # Keys go into an existing database: `paigow db upgrade` (or `serve`) makes one.
-    store = open_store(url, create=False, signing_key=load_settings().signing_key)
+    store = open_configured(settings_of(args), url, create=False)
     if writing:  # its system event needs the log's key: refuse before the key row is written
         from adapters.store.key_advice import require_the_logs_key
 
@@ -99,7 +99,7 @@ def _security(store: Any, keys: Any, args: argparse.Namespace, verb: str) -> Any
     from table_core.ports import Actor
 
     key = authenticate(store, args, f"keys {verb}", keys=keys)
-    return Actor(key.actor_id, key.role)
+    return Actor(id=key.actor_id, role=key.role)
 
 
 def _creator(store: Any, keys: Any, args: argparse.Namespace) -> Any:
@@ -119,7 +119,7 @@ def _creator(store: Any, keys: Any, args: argparse.Namespace) -> Any:
             f"the others (`paigow keys create --role security --out security.key --db "
             f"{store_url(store)}`)"
         )
-    return Actor(f"cli:{getpass.getuser()}", "bootstrap")
+    return Actor(id=f"cli:{getpass.getuser()}", role="bootstrap")
 
 
 def _keep_a_security_key(keys: Any, key_id: str, new_role: str | None = None) -> None:
@@ -158,7 +158,7 @@ def run_create(args: argparse.Namespace) -> int:
 
     if args.out and os.path.lexists(args.out):
         raise DomainError(f"{args.out} exists: a key file is never overwritten")
-    store, keys = _open(args.db, writing=True)
+    store, keys = _open(args, writing=True)
     try:
         by = _creator(store, keys, args)
         # The default actor names the role and a random suffix, so two keys never share one.
@@ -181,7 +181,7 @@ def run_create(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    store, keys = _open(args.db)
+    store, keys = _open(args)
     try:
         listed = [(key, True) for key in keys.list()]
         listed += [(row, False) for row in keys.unbacked()]
@@ -205,7 +205,7 @@ def run_list(args: argparse.Namespace) -> int:
 def run_revoke(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
 
-    store, keys = _open(args.db, writing=True)
+    store, keys = _open(args, writing=True)
     try:
         by = _security(store, keys, args, "revoke")
         _keep_a_security_key(keys, args.key_id)
@@ -228,7 +228,7 @@ def run_role(args: argparse.Namespace) -> int:
     if not reason:
         print("paigow: a change of role states its reason (--reason)", file=sys.stderr)
         return 2
-    store, keys = _open(args.db, writing=True)
+    store, keys = _open(args, writing=True)
     try:
         by = _security(store, keys, args, "role")
         _keep_a_security_key(keys, args.key_id, args.role)

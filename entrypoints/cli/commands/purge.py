@@ -45,18 +45,18 @@ def register(subparsers: Any) -> None:
 
 def run_purge(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
-    from adapters.settings import load_settings
-    from adapters.store import database_url, open_store
+    from adapters.store import database_url, open_configured
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.operator import authenticate
     from service_layer.purge import PurgeRefused, purge
     from table_core.ports import Actor
 
-    settings = load_settings()
+    settings = settings_of(args)
     url = database_url(args.db or settings.db)
     if url.drivername == "memory":
         print("paigow purge: a memory store keeps nothing to purge", file=sys.stderr)
         return 2
-    store = open_store(url.render_as_string(hide_password=False), signing_key=settings.signing_key)
+    store = open_configured(settings, url.render_as_string(hide_password=False))
     try:
         key = authenticate(store, args, "purge", {"--actor": args.actor})
         done = purge(
@@ -64,7 +64,7 @@ def run_purge(args: argparse.Namespace) -> int:
             url,
             through=args.through,
             archive=args.archive,
-            actor=Actor(key.actor_id, key.role),
+            actor=Actor(id=key.actor_id, role=key.role),
             reason=args.reason,
             retention=settings.retention(),
             now=system_clock(),

@@ -73,12 +73,13 @@ def run_ratings(args: argparse.Namespace) -> int:
     from adapters.projections.ratings import COLUMNS as KEYS
     from adapters.projections.ratings import read_ratings
     from adapters.projections.standby import reader
-    from adapters.settings import load_settings
     from entrypoints.cli.commands.report import _url
+    from entrypoints.cli.main import settings_of
 
     day = _day(args.day)
-    gaming_day = load_settings().gaming_day()
-    with opened(_url(args.db), create=False) as store:
+    settings = settings_of(args)
+    gaming_day = settings.gaming_day()
+    with opened(_url(args.db or settings.db), create=False, settings=settings) as store:
         runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         with runner.db.read() as tx:

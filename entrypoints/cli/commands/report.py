@@ -97,10 +97,10 @@ def run_report(args: argparse.Namespace) -> int:
     from adapters.projections import opened
     from adapters.projections.reports import VIEWS, build_report
     from adapters.projections.standby import reader
-    from adapters.settings import load_settings
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.progress import Progress
 
-    settings = load_settings()
+    settings = settings_of(args)
     gaming_day = settings.gaming_day(args.tz, args.cutoff)
     day = _day(args.day, gaming_day)
     view = args.view or _default_view(args.format, day)
@@ -113,7 +113,7 @@ def run_report(args: argparse.Namespace) -> int:
         pits = settings.pit_of()
     except ValueError as error:
         raise DomainError(f"PAIGOW_PITS: {error}") from None
-    with opened(_url(args.db), create=False) as store:
+    with opened(_url(args.db or settings.db), create=False, settings=settings) as store:
         runner = reader(store, rebuild=args.rebuild)  # a standby: nothing written
         progress = Progress(runner.head(), "projections")
         if args.rebuild:
@@ -121,7 +121,7 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             runner.catch_up(progress.update)
         progress.close()
-        if args.verify and not _verified(_url(args.db), gaming_day):
+        if args.verify and not _verified(_url(args.db or settings.db), gaming_day, settings):
             return 1
         report = build_report(
             runner,
@@ -146,16 +146,14 @@ def _default_view(fmt: str, day: date | None) -> str:
     return "all"
 
 
-def _verified(url: str, gaming_day: Any) -> bool:
+def _verified(url: str, gaming_day: Any, settings: Any) -> bool:
     """``--verify``: the audit of the events and the projections' check; False (and every
     finding on standard error) when anything does not hold."""
-    from adapters.settings import load_settings
     from audit.findings import BESIDE
     from audit.sources import open_database
     from audit.verify import verify_log
     from service_layer.projection_check import check_projections
 
-    settings = load_settings()
     source = open_database(
         url, signing_key=settings.signing_key, public_setting=settings.public_key
     )
@@ -178,7 +176,7 @@ def _verified(url: str, gaming_day: Any) -> bool:
     return not findings
 
 
-def _url(url: str | None) -> str:
+def _url(url: str) -> str:
     """The database named, refusing a SQLite file that does not exist (a new, empty one would
     report nothing, which looks like a quiet day)."""
     from adapters.store import database_url, missing_sqlite

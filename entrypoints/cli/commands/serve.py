@@ -66,19 +66,20 @@ def _worker_count(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
-    from adapters.settings import load_settings
+    from entrypoints.cli.main import settings_of
 
-    settings = load_settings()
-    configure_logging(fmt=settings.log_format or "json")
+    settings = settings_of(args)
+    configure_logging(settings.log_level, settings.log_format or "json")
     if args.write_openapi is not None:
-        return _write_openapi(args.write_openapi)
+        return _write_openapi(args.write_openapi, settings)
     if args.workers > 1:
-        return _run_workers(args)
+        return _run_workers(args, settings)
     import uvicorn
 
-    from entrypoints.http.server import build_app
+    from entrypoints.bootstrap import Serving, serve_app
 
-    app = build_app(args.db, verify=not args.no_verify, settings=settings, read_only=args.read_only)
+    serving = Serving(verify=not args.no_verify, read_only=args.read_only)
+    app = serve_app(settings, args.db, serving)
     print(f"paigow: serving on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
     uvicorn.run(app, **_uvicorn_settings(args))
     return 0
@@ -95,20 +96,21 @@ def _uvicorn_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _run_workers(args: argparse.Namespace) -> int:
+def _run_workers(args: argparse.Namespace, settings: Any) -> int:
     """N worker processes on one socket, each with its own store connection and service
-    (entrypoints/http/server.py ``worker_app``); uvicorn's supervisor stops them all on SIGTERM."""
+    (entrypoints/bootstrap.py ``worker_app``); uvicorn's supervisor stops them all on SIGTERM."""
     import uvicorn
 
     from adapters.code_identity import running_code
     from adapters.settings import env_name
-    from adapters.store import database_url, open_store
-    from entrypoints.http.server import WORKER_APP
+    from adapters.store import database_url, open_configured
+    from entrypoints.bootstrap import WORKER_APP
     from service_layer.metrics import MULTIPROC_DIR
     from service_layer.readiness import require_signing_key
     from service_layer.software_versions import require_authorised
 
-    if database_url(args.db).drivername == "memory":
+    url = database_url(args.db or settings.db)
+    if url.drivername == "memory":
         print(
             "paigow: --workers needs a database the workers share: memory:// lives in one process",
             file=sys.stderr,
@@ -117,16 +119,16 @@ def _run_workers(args: argparse.Namespace) -> int:
     # Open the store once here, before any worker: a new SQLite file is created (with its
     # signing key) by one process, not raced by N, and a database at the wrong revision is one
     # clear error instead of N workers failing to start (a store that cannot sign, too).
-    store = open_store(args.db)
+    store = open_configured(settings, args.db)
     try:
         if not args.read_only:
-            shown = database_url(args.db).render_as_string(hide_password=True)
+            shown = url.render_as_string(hide_password=True)
             require_signing_key(store, shown, read_only_hint=True)
             # R5/R19, before any worker starts: the code identified and its digest authorised
             require_authorised(store, running_code().code.digest)
     finally:
         store.close()
-    # What the workers build their apps from (entrypoints/http/server.py ``worker_app``).
+    # What the workers build their apps from (entrypoints/bootstrap.py ``worker_app``).
     os.environ[env_name("serve_worker_db")] = args.db or ""
     os.environ[env_name("serve_worker_verify")] = "0" if args.no_verify else "1"
     os.environ[env_name("serve_worker_read_only")] = "1" if args.read_only else "0"
@@ -146,14 +148,13 @@ def _run_workers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_openapi(path: Path) -> int:
-    from adapters.settings import load_settings
+def _write_openapi(path: Path, settings: Any) -> int:
     from entrypoints.bootstrap import wire
     from entrypoints.http.app import create_app, write_openapi
     from service_layer.operators.keys import MemoryKeyStore
 
     # The document depends on the code only: any store will do to build the app.
-    service = wire(load_settings(), "memory://").service
-    write_openapi(create_app(service, MemoryKeyStore(service.store)), path)
+    service = wire(settings, "memory://").service
+    write_openapi(create_app(service, MemoryKeyStore(service.store), settings), path)
     print(f"paigow: OpenAPI document written to {path}", file=sys.stderr)
     return 0

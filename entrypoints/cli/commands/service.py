@@ -75,15 +75,11 @@ def register(subparsers: Any) -> None:
     identity.set_defaults(handler=run_identity)
 
 
-def _open_store(url: str | None) -> Any:
-    from adapters.settings import load_settings
-    from adapters.store import database_url, open_store
+def _open_store(args: argparse.Namespace) -> Any:
+    from adapters.store import open_configured
+    from entrypoints.cli.main import settings_of
 
-    settings = load_settings()
-    target = database_url(url or settings.db)
-    return open_store(
-        target.render_as_string(hide_password=False), signing_key=settings.signing_key
-    )
+    return open_configured(settings_of(args), args.db)
 
 
 def run_authorise(args: argparse.Namespace) -> int:
@@ -98,7 +94,7 @@ def run_authorise(args: argparse.Namespace) -> int:
     except VersionAuthorisationError as error:
         print(f"paigow service: {error}", file=sys.stderr)
         return 2
-    store = _open_store(args.db)
+    store = _open_store(args)
     try:
         key = authenticate(store, args, "service authorise-version", {"--floor": args.floor})
         actor = Actor(key.actor_id, key.role)
@@ -115,7 +111,7 @@ def run_authorise(args: argparse.Namespace) -> int:
 def run_versions(args: argparse.Namespace) -> int:
     from eventlog.system_events import SYSTEM_STREAM
 
-    store = _open_store(args.db)
+    store = _open_store(args)
     try:
         for event in store.read_stream(SYSTEM_STREAM):
             if event.type in _KINDS:

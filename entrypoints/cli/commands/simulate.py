@@ -99,16 +99,18 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.logging import configure_logging
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.progress import Progress
     from entrypoints.simulation import Session, Tally, quiet_collector
 
-    configure_logging(level="info" if args.verbose else "warning")
+    configured = settings_of(args)
+    configure_logging("info" if args.verbose else "warning", configured.log_format)
     try:
         settings = _session_settings(args)
     except ValueError as error:
         print(f"paigow: {error}", file=sys.stderr)
         return 2
-    wired = _wire(args)
+    wired = _wire(args, configured)
     store, service, url = wired.store, wired.service, wired.url
     _no_operator_keys(store, wired.shown)
     if args.fast_sync:
@@ -116,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         service.start()
         table_id = _new_table_id(store)
-        session = Session(service, table_id, settings, gaming_day=_gaming_day(service))
+        session = Session(service, table_id, settings, gaming_day=_gaming_day(service, configured))
         tally = Tally()
         quiet_collector()  # before the clock starts: its one full collection is not a round's
         started = time.perf_counter()
@@ -175,32 +177,29 @@ def _session_settings(args: argparse.Namespace) -> SessionSettings:
     )
 
 
-def _wire(args: argparse.Namespace) -> Any:
+def _wire(args: argparse.Namespace, configured: Any) -> Any:
     """The store at ``--db`` and the service over it: under ``--seed``, the seeded deck and dice
     and a clock stepping from ``SEEDED_START``; otherwise the secure source and the system clock."""
     from adapters.clock import SteppingClock, system_clock
     from adapters.rng import SecureDeckAndDice, SeededDeckAndDice
-    from adapters.settings import load_settings
     from entrypoints.bootstrap import wire
 
     seeded = args.seed is not None
     return wire(
-        load_settings(),
+        configured,
         args.db,
         clock=SteppingClock(SEEDED_START, timedelta(milliseconds=1)) if seeded else system_clock,
         source=SeededDeckAndDice(args.seed) if seeded else SecureDeckAndDice(),
         # Every round's end signs a checkpoint: a store without its key is refused before any
         # round is played (a new SQLite file gets its key beside it; adapters/store).
-        signing="require",
+        require_signing=True,
     )
 
 
-def _gaming_day(service: Any) -> Any:
+def _gaming_day(service: Any, configured: Any) -> Any:
     """The gaming day the run's opener names: the one ``paigow report`` files its rounds under
     (the ``tz`` and ``gaming_day_cutoff`` settings, at the service's clock)."""
-    from adapters.settings import load_settings
-
-    return load_settings().gaming_day().day_of(service.now())
+    return configured.gaming_day().day_of(service.now())
 
 
 def _no_operator_keys(store: Any, shown: str) -> None:

@@ -34,7 +34,7 @@ import secrets
 from datetime import date
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.operator import add_key_options, command_answer
 from table_core.errors import DomainError
 
 _DB_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
@@ -142,13 +142,15 @@ def _execute(args: argparse.Namespace, verb: str, build: Any, named: dict[str, A
     """Authenticate the operator (and a slip's signers) on the store, then build the command
     with the time, the operator's actor and the signers' actors by role, and run it."""
     from adapters.logging import configure_logging
-    from adapters.settings import load_settings
     from entrypoints.bootstrap import wire
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.operator import authenticate, signed
     from service_layer.operators.rights import CLI_COMMANDS, SIGNERS
 
-    configure_logging()  # the service's log lines go to standard error, never into the JSON
-    wired = wire(load_settings(), args.db)
+    settings = settings_of(args)
+    # The service's log lines go to standard error, never into the JSON.
+    configure_logging(settings.log_level, settings.log_format)
+    wired = wire(settings, args.db)
     command_name = f"table {verb}"
     try:
         if CLI_COMMANDS[command_name] in SIGNERS:
@@ -162,17 +164,7 @@ def _execute(args: argparse.Namespace, verb: str, build: Any, named: dict[str, A
         result = wired.service.execute(args.table, command, command_id)
     finally:
         wired.store.close()
-    print(
-        json.dumps(
-            {
-                "table_id": args.table,
-                "command_id": command_id,
-                "version": result.state.version,
-                "replayed": result.replayed,
-                "events": [r.type for r in result.events],
-            }
-        )
-    )
+    print(json.dumps(command_answer(args.table, command_id, result)))
     return 0
 
 

@@ -9,13 +9,14 @@ from the folded state as it is; this module only picks rows and names alerts.
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 from typing import Any
 
 from fastapi import Request
 
-from adapters.settings import load_settings
-from entrypoints.http.queries import projections_of, service_of
+from entrypoints.http.queries import projections_of, service_of, settings_of
 from eventlog.system_events import SYSTEM_STREAM
+from table_core.table.house_way_install import clause_words, house_way_status
 
 
 class NotFound(Exception):
@@ -23,11 +24,11 @@ class NotFound(Exception):
 
 
 def gaming_day(request: Request) -> Any:
-    """The settings' gaming day (zone and cut-off), read once per app: reading the settings
-    costs more than a page's queries."""
+    """The settings' gaming day (zone and cut-off), made once per app: parsing them costs more
+    than a page's queries."""
     found = getattr(request.app.state, "floor_gaming_day", None)
     if found is None:
-        found = request.app.state.floor_gaming_day = load_settings().gaming_day()
+        found = request.app.state.floor_gaming_day = settings_of(request).gaming_day()
     return found
 
 
@@ -35,7 +36,7 @@ def pits(request: Request) -> dict[str, str]:
     """The ``pits`` setting (table -> pit) as ``GET /reports`` reads it, once per app."""
     found = getattr(request.app.state, "floor_pits", None)
     if found is None:
-        found = request.app.state.floor_pits = load_settings().pit_of()
+        found = request.app.state.floor_pits = settings_of(request).pit_of()
     return dict(found)
 
 
@@ -131,6 +132,7 @@ def pit(request: Request) -> dict[str, Any]:
                 **table,
                 "status": _status(table, state, service.refusing),
                 "variant": state.rules.variant,
+                "house_way_file": house_way_status(state),
                 "seated": len(state.seats),
                 "round": None if state.round is None else state.round.number,
                 "phase": "no round" if state.round is None else state.round.phase,
@@ -194,7 +196,12 @@ def live(request: Request, table_id: str) -> dict[str, Any]:
     state = table_state(request, table_id)
     number = state.round.number if state.round is not None else state.last_round
     found = rounds(request, table_id, round_number=number) if number else []
-    return {"state": state, "round": found[0] if found else None}
+    return {
+        "state": state,
+        "round": found[0] if found else None,
+        "house_way": house_way_status(state),
+        "clause": partial(clause_words, state),
+    }
 
 
 def books(request: Request, day: date, table_id: str | None) -> dict[str, Any]:

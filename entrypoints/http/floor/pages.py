@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -35,6 +36,7 @@ from entrypoints.http.floor.formats import money, rating_rows, when
 from entrypoints.http.floor.session import COOKIE, COOKIE_PATH, FLOOR_ROLES, Session, Sessions
 from entrypoints.http.models import ID_PATTERN, TABLE_ID_PATTERN
 from service_layer.operators.rights import RIGHTS
+from table_core.table.house_way_install import clause_words
 
 log = get_logger(component="floor")
 router = APIRouter(prefix="/floor", include_in_schema=False)
@@ -291,10 +293,11 @@ def live_fragment(request: Request, table_id: str, v: int = -1) -> Response:
 @router.get("/tables/{table_id}/rounds")
 def recall(request: Request, table_id: str, last: str = "10") -> Response:
     session = need(request, READERS, _table(table_id))
-    data.table_state(request, table_id)
+    state = data.table_state(request, table_id)
     count = min(max(int(last), 1), 200) if last.isdigit() else 10
     found = data.rounds(request, table_id, last=count)
     context = {"table_id": table_id, "rounds": found, "last": count, "one": False}
+    context["clause"] = partial(clause_words, state)
     return page(request, "recall.html", context, session=session)
 
 
@@ -305,6 +308,7 @@ def recall_one(request: Request, table_id: str, number: str) -> Response:
     if not found:
         raise Problem(404, f"table {table_id!r} has no round {number}")
     context = {"table_id": table_id, "rounds": found, "last": 1, "one": True}
+    context["clause"] = partial(clause_words, data.table_state(request, table_id))
     return page(request, "recall.html", context, session=session)
 
 
@@ -426,7 +430,8 @@ async def bundle(request: Request) -> Response:
     os.close(handle)
     try:
         sealer = getattr(request.app.state.service.store, "signer", None)
-        await run_in_threadpool(_export, url, path, table, sealer)
+        signing_key = request.app.state.settings.signing_key
+        await run_in_threadpool(_export, url, path, table, signing_key, sealer)
     except Exception as error:
         os.unlink(path)
         raise Problem(404, str(error).splitlines()[0]) from None
@@ -435,8 +440,7 @@ async def bundle(request: Request) -> Response:
     return secure(FileResponse(path, filename=name, background=BackgroundTask(os.unlink, path)))
 
 
-def _export(url: str, path: str, table: str | None, sealer: Any) -> None:
-    from adapters.settings import load_settings
+def _export(url: str, path: str, table: str | None, signing_key: str | None, sealer: Any) -> None:
     from audit.bundle import export
 
-    export(url, path, table=table, signing_key=load_settings().signing_key, sealer=sealer)
+    export(url, path, table=table, signing_key=signing_key, sealer=sealer)

@@ -24,6 +24,8 @@ from typing import Any
 
 import httpx
 
+from adapters.settings import load_settings
+
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "deploy" / "ha"))
 
@@ -71,7 +73,7 @@ class Served:
 def serve(cluster: HaCluster, folder: Path, database: str = "paigow") -> Served:
     cluster.create_database(database)
     url = cluster.url(database)
-    migrate.upgrade(url)
+    migrate.upgrade(url, load_settings().pg_roles())
     key_file = folder / "signing.pem"
     key_file.write_bytes(Signer.generate().private_pem())
     key_file.chmod(0o600)  # a key its group or others can read is refused

@@ -29,6 +29,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from adapters.settings import load_settings
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
 from entrypoints.simulation.mixed_session import SessionStats
@@ -78,7 +79,9 @@ def live(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Live]:
         url = f"sqlite:///{tmp_path / 'casino.db'}"
     else:
         url = request.getfixturevalue("pg_url_empty")
-        migrate.upgrade(url)  # as the migrating superuser: the roles, the owner, the grants
+        migrate.upgrade(
+            url, load_settings().pg_roles()
+        )  # as the migrating superuser: the roles, the owner, the grants
     store = open_store(url, signing_key=signer)
     assert isinstance(store, SqlEventStore)
     now = datetime.now(UTC)

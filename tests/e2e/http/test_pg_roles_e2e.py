@@ -15,6 +15,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from service_layer.operators.keys import key_store_for
@@ -89,9 +90,8 @@ def test_the_service_role_plays_and_cannot_change_history(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     database = request.getfixturevalue("pg_url_empty")
-    migrate.upgrade(
-        database
-    )  # as the migrating superuser: creates the roles, hands over the schema
+    # As the migrating superuser: creates the roles, hands over the schema.
+    migrate.upgrade(database, load_settings().pg_roles())
     key_file = tmp_path / "signing.pem"
     key_file.write_bytes(Signer.generate().private_pem())
     key_file.chmod(0o600)  # a key its group or others can read is refused (issue 17)

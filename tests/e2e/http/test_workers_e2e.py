@@ -23,6 +23,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from service_layer.operators.keys import key_store_for
@@ -83,7 +84,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
         url = f"sqlite:///{tmp_path / 'casino.db'}"  # a new file, its signing key beside it
     else:
         url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        migrate.upgrade(url, load_settings().pg_roles())
         key_file = tmp_path / "signing.pem"
         key_file.write_bytes(Signer.generate().private_pem())
         key_file.chmod(0o600)  # a key its group or others can read is refused (issue 17)

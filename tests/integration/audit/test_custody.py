@@ -16,6 +16,7 @@ import pytest
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import SqlEventStore, migrate, open_store
 from adapters.store.signing import Signer
 from audit.sources import open_database
@@ -48,7 +49,7 @@ def opened(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> Iter
         target: Any = str(tmp_path / "custody.db")
     else:
         url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        migrate.upgrade(url, load_settings().pg_roles())
         store = open_store(url, signing_key=Signer.generate())
         target = url
     assert isinstance(store, SqlEventStore)

@@ -18,6 +18,7 @@ import pytest
 import structlog
 from fastapi.testclient import TestClient
 
+from adapters.settings import load_settings
 from entrypoints.cli.main import main
 from entrypoints.http.app import create_app
 from eventlog.system_events import SYSTEM_STREAM
@@ -81,7 +82,7 @@ def _failures(casino: Casino) -> list[dict[str, Any]]:
 def _http(casino: Casino) -> tuple[TestClient, TableService]:
     service = TableService(casino.store)
     keys = key_store_for(casino.store, service.note_untagged)
-    return TestClient(create_app(service, keys)), service
+    return TestClient(create_app(service, keys, load_settings())), service
 
 
 def _cli(

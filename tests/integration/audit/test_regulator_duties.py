@@ -23,6 +23,7 @@ from adapters.projections import ProjectionRunner
 from adapters.projections.gaming_day import GamingDay
 from adapters.projections.reports import build_report
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from audit.sources import open_database
@@ -49,7 +50,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
         opened = open_store(f"sqlite:///{tmp_path / 'casino.db'}")
     else:
         url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        migrate.upgrade(url, load_settings().pg_roles())
         opened = open_store(url, signing_key=Signer.generate())
     try:
         yield opened

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore, open_store
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -90,7 +91,9 @@ def build_api(store: Any, keys: KeyStore, seed: int = 3, prefix: str = "test") -
         store, clock=SteppingClock(START, timedelta(seconds=1)), source=SeededDeckAndDice(seed)
     )
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ROLES}
-    return Api(TestClient(create_app(service, keys)), service, keys, tokens, prefix)
+    return Api(
+        TestClient(create_app(service, keys, load_settings())), service, keys, tokens, prefix
+    )
 
 
 @pytest.fixture

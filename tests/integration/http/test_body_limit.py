@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -37,7 +38,7 @@ def _app() -> tuple[Any, TableService, dict[str, str]]:
     keys = MemoryKeyStore(store)
     keys.create("security-1", "security", START)
     tokens = {role: keys.create(f"{role}-1", role, START)[1] for role in ("floor", "auditor")}
-    return create_app(service, keys), service, tokens
+    return create_app(service, keys, load_settings()), service, tokens
 
 
 def _padded(body: bytes, size: int) -> bytes:

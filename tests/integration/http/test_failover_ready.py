@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.primary import PrimaryWatch
 from adapters.store.signing import Signer
@@ -27,7 +28,7 @@ from tests.integration.http.test_operations import Proxy, metered_api, samples, 
 
 @pytest.fixture
 def two_members(pg_url: str) -> Iterator[tuple[str, Proxy, Proxy]]:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     url = make_url(pg_url)
     target = (url.host or "127.0.0.1", url.port or 5432)
     a, b = Proxy(target), Proxy(target)

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http import command_routes
@@ -44,7 +45,7 @@ def _app(keys: MemoryKeyStore) -> tuple[TableService, TestClient]:
         clock=SteppingClock(START, timedelta(seconds=1)),
         source=SeededDeckAndDice(3),
     )
-    return service, TestClient(create_app(service, keys))
+    return service, TestClient(create_app(service, keys, load_settings()))
 
 
 def _send(client: TestClient, path: str, headers: dict[str, str], **request: Any) -> Any:
@@ -275,12 +276,12 @@ def test_the_old_fast_path_setting_is_accepted_and_changes_nothing(
 ) -> None:
     """``PAIGOW_HTTP_FAST_PATH`` chose between two request paths; there is one now, the door, and
     a server started with the setting still starts, with the door."""
+    from entrypoints.bootstrap import Serving, serve_app
     from entrypoints.http.command_door import CommandDoor
-    from entrypoints.http.server import build_app
 
     def door_in(app: Any) -> bool:
         return any(middleware.cls is CommandDoor for middleware in app.user_middleware)
 
-    assert door_in(build_app(f"sqlite:///{tmp_path / 'on.db'}"))
+    assert door_in(serve_app(load_settings(), f"sqlite:///{tmp_path / 'on.db'}", Serving()))
     monkeypatch.setenv("PAIGOW_HTTP_FAST_PATH", "0")
-    assert door_in(build_app(f"sqlite:///{tmp_path / 'off.db'}"))
+    assert door_in(serve_app(load_settings(), f"sqlite:///{tmp_path / 'off.db'}", Serving()))

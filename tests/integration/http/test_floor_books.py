@@ -62,6 +62,7 @@ def test_the_pit_shows_each_table_as_get_tables_and_the_days_books_give_it(sql_a
     assert one == {
         "status": "open",
         "house_way": listed["PG-1"]["house_way"],
+        "house_way_file": "built-in",
         "variant": "commission",
         "seated": "1",
         "round": "2",

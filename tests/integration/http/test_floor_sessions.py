@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, pool, text
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import open_store
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -96,7 +97,7 @@ def workers(db_url: str) -> Iterator[tuple[TestClient, TestClient, Api]]:
         service = TableService(
             store, clock=SteppingClock(START, timedelta(seconds=1)), source=SeededDeckAndDice(3)
         )
-        clients.append(TestClient(create_app(service, key_store_for(store))))
+        clients.append(TestClient(create_app(service, key_store_for(store), load_settings())))
     keys = key_store_for(stores[0])
     token = keys.create("floor-1", "floor", START)[1]
     service = clients[0].app.state.service  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore, migrate, open_store
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -165,7 +166,7 @@ class Proxy:
 
 @pytest.fixture
 def proxied_pg(pg_url: str) -> Iterator[tuple[str, Proxy]]:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     url = make_url(pg_url)
     proxy = Proxy((url.host or "127.0.0.1", url.port or 5432))
     try:
@@ -306,6 +307,6 @@ def test_documents_are_served_with_no_outside_url(api: Api, page: str) -> None:
 def test_the_app_over_a_plain_service_has_the_same_routes() -> None:
     """``create_app`` over an unmetered service (tests, the OpenAPI writer) serves them too."""
     service = TableService(InMemoryEventStore(Signer.generate()))
-    client = TestClient(create_app(service, MemoryKeyStore(service.store)))
+    client = TestClient(create_app(service, MemoryKeyStore(service.store), load_settings()))
     assert client.get("/ready").status_code == 200
     assert "paigow_http_requests_total" in client.get("/metrics").text

@@ -117,6 +117,7 @@ def _argv(command: str, folder: Path, url: str) -> list[str]:
         "dispute open": [*table, "--round", "1", "--reason", "x"],
         "dispute close": ["D-00000000", "--outcome", "x"],
         "service authorise-version": ["9" * 64, "--reason", "CHG-1"],
+        "house-way install": ["no-such-way.toml", *table, "--reason", "x"],
         "purge": ["--through", "1", "--archive", str(folder / "a.jsonl"), "--reason", "x"],
         "keys create": ["--role", "dealer"],
         "db adopt": ["--through", "1", "--reason", "x"],

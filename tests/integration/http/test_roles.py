@@ -66,6 +66,7 @@ EXPECTED: dict[str, set[str]] = {
     "dispute_export": {A, F},
     # R5/R19: a software version is authorised by the floor, as a rules change
     "software_version_authorise": {F},
+    "install_house_way": {F},
     # the event feed (docs/feed.md): a dealer reads the tables' streams; subscriptions are the
     # floor's to make and delete, the floor's and the auditor's to read and acknowledge
     "feed_events": {D, F, A},
@@ -113,6 +114,8 @@ BODIES: dict[str, dict[str, Any]] = {
     "dispute_open": {"table_id": "PG-1", "rounds": [1], "reason": "chip count"},
     "dispute_close": {"outcome": "upheld"},
     "software_version_authorise": {"digest": "9" * 64, "reason": "CHG-1"},
+    # Not a House Way file: refused (422) after the role check, before any certification.
+    "install_house_way": {"table_id": "PG-1", "text": "name = 1", "reason": "new sign posted"},
     "receive_deck": {"deck_id": "D-1", "seal": "S-1"},
     "inspect_deck": {"deck_id": "D-1", "card_count": 53, "inspector": "insp-1"},
     "load_shuffler": {"deck_id": "D-1", "shuffler_serial": "SH-1"},
@@ -235,6 +238,7 @@ COMMAND_ENDPOINTS = {
     "RetireDeck": {"retire_deck"},
     "HoldDeck": {"hold_deck"},
     "ReleaseDeck": {"release_deck"},
+    "InstallHouseWay": {"install_house_way"},
 }
 
 
@@ -250,6 +254,6 @@ def test_every_command_of_the_core_has_an_endpoint(api: Api) -> None:
     served = {
         operation
         for operation, method, path in operations(api)
-        if method == "POST" and path.startswith("/tables/")
+        if method == "POST" and (path.startswith("/tables/") or path == "/house-ways")
     }
     assert set().union(*COMMAND_ENDPOINTS.values()) == served

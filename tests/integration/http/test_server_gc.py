@@ -8,13 +8,14 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from entrypoints.http.server import build_app
+from adapters.settings import load_settings
+from entrypoints.bootstrap import Serving, serve_app
 
 
 def test_the_server_freezes_its_start_up_objects(tmp_path: Path) -> None:
     gc.unfreeze()
     before = gc.get_threshold()
-    app = build_app(f"sqlite:///{tmp_path / 'table.db'}", verify=False)
+    app = serve_app(load_settings(), f"sqlite:///{tmp_path / 'table.db'}", Serving(verify=False))
     try:
         with TestClient(app) as client:
             assert client.get("/health").status_code == 200

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 
 from adapters.clock import SteppingClock
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store, sqlite_engine
 from adapters.store.signing import Signer
 from adapters.store.sqlite import SqliteEventStore
@@ -111,21 +112,21 @@ def _buy_ins(base: str, token: str, count: int, answers: list[tuple[int, Any, An
 
 
 def test_postgresql_cut_and_restored_under_load_answers_only_503(
-    pg_url: str, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    pg_url: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    # The store retries a lost connection this long before answering unavailable (failover.py):
-    # the cut below lasts longer, so the answers of a real outage show.
-    monkeypatch.setenv("PAIGOW_DB_RETRY_S", "1")
-    migrate.upgrade(pg_url)
+    # The store retries a lost connection this long (the ``db_retry_s`` setting) before
+    # answering unavailable (failover.py): the cut below lasts longer, so the answers of a real
+    # outage show.
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     real = make_url(pg_url)
     proxy = CuttableProxy(real.host or "127.0.0.1", real.port or 5432)
     url = real.set(port=proxy.port).render_as_string(hide_password=False)
-    store = open_store(url, signing_key=Signer.generate())
+    store = open_store(url, signing_key=Signer.generate(), retry_s=1)
     try:
         api = build_api(store, key_store_for(store))
         open_table(api, (1, "ana", 1_000))
         answers: list[tuple[int, Any, Any]] = []
-        with served(create_app(api.service, api.keys)) as base:
+        with served(create_app(api.service, api.keys, load_settings())) as base:
             load = threading.Thread(target=_buy_ins, args=(base, api.tokens["cage"], 60, answers))
             load.start()
             while len(answers) < 10:
@@ -169,7 +170,9 @@ def test_a_read_only_sqlite_file_answers_503_and_writes_nothing(tmp_path: Any) -
     try:
         service = TableService(store, clock=SteppingClock(START, timedelta(seconds=1)))
         keys = key_store_for(store)  # the keys made above, read from the file
-        frozen = Api(TestClient(create_app(service, keys)), service, keys, api.tokens)
+        frozen = Api(
+            TestClient(create_app(service, keys, load_settings())), service, keys, api.tokens
+        )
         for amount in (5, 5, 6):
             response = frozen.post("cage", "/buy-in", {"player_id": "ana", "amount": amount})
             assert response.status_code == 503, response.text

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
@@ -97,7 +98,7 @@ def client_and_store() -> tuple[TestClient, Any, dict[str, str]]:
     api = build_api(store, keys)
     open_table(api, (1, "ana", 100_000))
     api.ok("dealer", "/round/start")
-    client = TestClient(create_app(api.service, keys))
+    client = TestClient(create_app(api.service, keys, load_settings()))
     return client, api.service.store, api.tokens
 
 

@@ -15,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from entrypoints.http.app import create_app
 from service_layer.held_tables import table_events
 from service_layer.operators.keys import KeyStore, key_store_for
@@ -39,7 +40,7 @@ def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Ap
     apis = []
     for n, store in enumerate(stores):
         service = TableService(store, source=SeededDeckAndDice(n + 1), shared=True)
-        app = create_app(service, keys)
+        app = create_app(service, keys, load_settings())
         apis.append(Api(TestClient(app), service, keys, tokens, prefix=f"w{n}"))
     yield apis[0], apis[1]
     next(opener, None)  # closes the stores

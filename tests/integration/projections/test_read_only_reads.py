@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 from adapters.projections import ProjectionRunner
 from adapters.projections.schema import metadata
 from adapters.projections.standby import FrozenRunner, MemoryRunner, reader
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from entrypoints.cli.main import main
@@ -49,7 +50,7 @@ def read_only_url(url: str) -> str:
 @pytest.fixture
 def evening(pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:  # noqa: F811
     """An evening at table PG-7 on a fresh schema, its projections never caught up."""
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     key = tmp_path / "signing.pem"
     key.write_bytes(Signer.generate().private_pem())
     key.chmod(0o600)

@@ -12,6 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, pool
 
 from adapters.projections.schema import metadata
+from adapters.settings import load_settings
 from adapters.store import migrate
 
 REVISION = "0002_projections"
@@ -37,13 +38,16 @@ def _migrate(url: str, step: str, target: str) -> None:
     engine = create_engine(url, poolclass=pool.NullPool)
     try:
         with engine.begin() as connection:
-            getattr(command, step)(migrate.alembic_config(connection=connection), target)
+            getattr(command, step)(
+                migrate.alembic_config(connection=connection, pg_roles=load_settings().pg_roles()),
+                target,
+            )
     finally:
         engine.dispose()
 
 
 def _check(url: str) -> None:
-    assert migrate.upgrade(url) == migrate.head_revision()
+    assert migrate.upgrade(url, load_settings().pg_roles()) == migrate.head_revision()
     diff, tables = _diff_and_tables(url)
     assert diff == []
     assert set(metadata.tables) <= tables

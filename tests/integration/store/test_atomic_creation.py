@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from eventlog.keys import key_paths, load_public_key
@@ -71,7 +72,9 @@ def test_kill_9_during_creation_leaves_no_database_and_a_later_open_makes_a_whol
 
 def test_db_upgrade_creates_atomically_too(tmp_path: Path) -> None:
     path = tmp_path / "new.db"
-    assert migrate.upgrade(f"sqlite:///{path}") == migrate.head_revision()
+    assert (
+        migrate.upgrade(f"sqlite:///{path}", load_settings().pg_roles()) == migrate.head_revision()
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db"]
 
 
@@ -92,7 +95,7 @@ def test_a_half_made_file_from_older_code_is_refused_with_one_clear_line(tmp_pat
     engine.dispose()
     for attempt in (
         lambda: open_store(f"sqlite:///{path}", signing_key=Signer.generate()),
-        lambda: migrate.upgrade(f"sqlite:///{path}"),
+        lambda: migrate.upgrade(f"sqlite:///{path}", load_settings().pg_roles()),
     ):
         with pytest.raises(StoreError, match="creation was killed half-way"):
             attempt()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
+from adapters.settings import load_settings
 from adapters.store import PostgresEventStore, migrate, open_store, postgres_engine
 from adapters.store.signing import Signer
 from tests.integration.store.crash_writer import legacy_commit, round_events
@@ -31,7 +32,7 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         target = f"sqlite:///{tmp_path / 'crash.db'}"
     else:
         target = request.getfixturevalue("pg_url")
-    migrate.upgrade(target)
+    migrate.upgrade(target, load_settings().pg_roles())
     return target
 
 
@@ -108,7 +109,7 @@ def test_killed_at_a_random_moment_every_command_is_whole(url: str) -> None:
 def test_killed_holding_the_sequencer_lock_leaves_none_and_blocks_no_one(pg_url: str) -> None:
     # PostgreSQL: the writer dies inside its tail, the advisory lock held, positions drawn but
     # not committed. The server rolls it back and frees the lock; the numbers are given again.
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = open_store(pg_url, signing_key=KEY)
     store.append("table-1", 0, round_events(99)[:1], "opening")
     store.close()
@@ -133,7 +134,7 @@ def test_a_legacy_writer_killed_before_its_pass_is_positioned(pg_url: str, recov
     """Older versions appended in two transactions (the events, then the sequencer pass). One
     killed in between left committed ``sequencer_queue`` rows: whatever comes next positions
     them, densely, before anything newer."""
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = _bare_store(pg_url)
     store.append("table-2", 0, round_events(98)[:1], "opening")
     store.close()
@@ -164,7 +165,7 @@ def test_a_legacy_writer_killed_before_its_pass_is_positioned(pg_url: str, recov
 def test_legacy_queue_rows_and_new_appends_keep_each_streams_order(pg_url: str) -> None:
     # A legacy writer's unpositioned events, then a new append to the SAME stream on top of
     # them: the drained ones take the lower positions, the stream's versions stay in order.
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = _bare_store(pg_url)
     legacy_commit(store, "table-1", round_events(0)[:3], "legacy")
     recorded = store.append("table-1", 3, round_events(1)[:2], "new")

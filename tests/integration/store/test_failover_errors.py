@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.failover import connection_lost, retrying
 from adapters.store.signing import Signer
@@ -50,7 +51,7 @@ def test_a_server_that_refuses_is_unavailable_after_the_retry_window() -> None:
 def test_a_terminated_backend_is_reconnected_and_the_append_retried_by_command_id(
     pg_url: str,  # noqa: F811
 ) -> None:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = open_store(pg_url, signing_key=Signer.generate())
     try:
         store.append("PG-1", 0, [EVENT], "c-1")

@@ -14,6 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, pool
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.schema import APPEND_ONLY_TABLES, metadata
 from table_core.ports import StoreError
@@ -54,15 +55,17 @@ def _tables(url: str) -> set[str]:
 
 def test_sqlite_upgrades_from_empty_to_the_models(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'empty.db'}"
-    assert migrate.upgrade(url) == migrate.head_revision()
+    assert migrate.upgrade(url, load_settings().pg_roles()) == migrate.head_revision()
     assert _schema_diff(url) == []
     assert _tables(url) >= set(APPEND_ONLY_TABLES) | {"sequencer_queue", "alembic_version"}
-    assert migrate.upgrade(url) == migrate.head_revision()  # a second upgrade changes nothing
+    assert (
+        migrate.upgrade(url, load_settings().pg_roles()) == migrate.head_revision()
+    )  # a second upgrade changes nothing
 
 
 def test_postgresql_upgrades_from_empty_to_the_models(pg_url_empty: str) -> None:
     assert _tables(pg_url_empty) == set()
-    assert migrate.upgrade(pg_url_empty) == migrate.head_revision()
+    assert migrate.upgrade(pg_url_empty, load_settings().pg_roles()) == migrate.head_revision()
     assert _schema_diff(pg_url_empty) == []
     tables = _tables(pg_url_empty)
     assert tables >= set(APPEND_ONLY_TABLES) | {"sequencer_queue", "alembic_version"}

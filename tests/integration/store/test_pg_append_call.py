@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
+from adapters.settings import load_settings
 from adapters.store import migrate, postgres_engine
 from adapters.store.postgres import PostgresEventStore
 from adapters.store.signing import Signer
@@ -19,7 +20,7 @@ from tests.integration.store.conftest import wager
 @pytest.fixture
 def stores(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, list[str]]:
     """Two stores (two servers) on one schema, each noting when it took the pipeline."""
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     pipelined: list[str] = []
     original = PostgresEventStore._append_in_pipeline
 

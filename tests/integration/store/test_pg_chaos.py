@@ -4,12 +4,13 @@ global position. Nothing lost, skipped or duplicated; no duplicate stream versio
 
 from __future__ import annotations
 
+from adapters.settings import load_settings
 from adapters.store import migrate
 from tests.integration.store.chaos import run_chaos
 
 
 def test_followers_see_every_committed_event_once_in_dense_order(pg_url: str) -> None:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     outcome = run_chaos(pg_url, writers=4, commands=60)
 
     assert outcome.problems == []

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
+from adapters.settings import load_settings
 from adapters.store import migrate, postgres_engine
 from adapters.store.core import sequence
 from adapters.store.postgres import PostgresEventStore
@@ -41,7 +42,7 @@ def _log_and_hashes(store: PostgresEventStore) -> tuple[list[Any], dict[int, str
 
 
 def test_the_functions_chain_is_core_sequence_byte_for_byte(pg_url: str) -> None:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = _store(pg_url)
     versions: dict[str, int] = {}
 
@@ -84,7 +85,7 @@ def test_the_functions_chain_is_core_sequence_byte_for_byte(pg_url: str) -> None
 
 
 def test_the_function_refuses_other_isolation_levels_and_may_write_nothing(pg_url: str) -> None:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = _store(pg_url)
     store.append("table-1", 0, [wager(1, 100)], "one")
     with store._connection() as conn:
@@ -107,7 +108,7 @@ def test_a_writer_that_loses_the_race_at_its_commit_gets_a_concurrency_error(pg_
     # The loser has no fault hook, so it does not sync before its COMMIT: the unique violation of
     # its insert (the rival held version 1 uncommitted, then committed) surfaces at the end of its
     # transaction, the tail skipped. It answers as before and its connection is usable again.
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     rival, loser = _store(pg_url), _store(pg_url)
     inside, release = threading.Event(), threading.Event()
 
@@ -148,7 +149,7 @@ def test_a_batchs_checkpoints_land_on_its_commands_after_a_drained_legacy_queue(
 ) -> None:
     # The tail positions the legacy rows first: a checkpoint after command i is at that command's
     # last event, counted from the end of the tail's rows, never from the log head before it.
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = _store(pg_url)
     store.append("table-1", 0, [wager(1, 100)], "first")
     legacy_commit(store, "legacy-9", [wager(2, 5, 1)] * 4, "legacy-1")

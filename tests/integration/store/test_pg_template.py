@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 from sqlalchemy.engine import make_url
 
+from adapters.settings import load_settings
 from adapters.store import migrate
 from tests.integration import pg_template
 from tests.integration.conftest import ADMIN_URL, _admin_connection
@@ -111,7 +112,9 @@ def _dumped(schema: str) -> str | None:
 
 
 def test_a_copy_of_the_template_is_the_migrated_schema(pg_url: str, pg_url_empty: str) -> None:
-    migrate.upgrade(pg_url_empty)  # the real migrations, into an empty schema
+    migrate.upgrade(
+        pg_url_empty, load_settings().pg_roles()
+    )  # the real migrations, into an empty schema
     migrated, copied = _schema(pg_url_empty), _schema(pg_url)
     assert catalog(copied)["text"] == catalog(migrated)["text"]
     assert _dumped(copied) == _dumped(migrated)
@@ -133,7 +136,7 @@ DIFFERENCES = [
 
 def test_the_comparison_sees_each_change_a_copy_could_miss(pg_url: str) -> None:
     schema = _schema(pg_url)
-    service = migrate.load_settings().pg_service_role
+    service = load_settings().pg_service_role
     before = catalog(schema)["text"]
     with psycopg.connect(pg_url.replace("+psycopg", ""), autocommit=True) as connection:
         for change in DIFFERENCES:  # one after the other: each must show on its own

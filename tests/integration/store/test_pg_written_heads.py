@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.signing import Signer
 from table_core.ports import ConcurrencyError
@@ -12,7 +13,7 @@ from tests.integration.store.conftest import wager
 
 
 def test_a_stale_own_head_is_refused_then_the_table_is_read_again(pg_url: str) -> None:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     key = Signer.generate()
     first, second = open_store(pg_url, signing_key=key), open_store(pg_url, signing_key=key)
     try:
@@ -33,7 +34,7 @@ def test_a_stale_own_head_is_refused_then_the_table_is_read_again(pg_url: str) -
 
 
 def test_a_retried_bet_on_the_known_head_answers_the_first_events(pg_url: str) -> None:
-    migrate.upgrade(pg_url)
+    migrate.upgrade(pg_url, load_settings().pg_roles())
     store = open_store(pg_url, signing_key=Signer.generate())
     try:
         placed = store.append("PG-1", 0, [wager(1, 2_500)], "bet-1")

@@ -18,6 +18,7 @@ from sqlalchemy import text
 
 from adapters.clock import SteppingClock
 from adapters.rng import SeededDeckAndDice
+from adapters.settings import load_settings
 from adapters.store import migrate, open_store
 from adapters.store.schema import APPEND_ONLY_TABLES
 from adapters.store.signing import Signer
@@ -50,7 +51,7 @@ def casino(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any
         store = open_store(url)
     else:
         url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        migrate.upgrade(url, load_settings().pg_roles())
         store = open_store(url, signing_key=Signer.generate())
     service = TableService(
         store, clock=SteppingClock(START, timedelta(seconds=3)), source=SeededDeckAndDice(5)

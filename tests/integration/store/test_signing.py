@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.store import open_store
+from adapters.settings import load_settings
+from adapters.store import open_configured, open_store
 from adapters.store.signing import Signer
 from eventlog.keys import key_paths, load_public_key
 from eventlog.verifier import verify_sqlite_file
@@ -55,7 +56,7 @@ def test_a_configured_key_wins_and_no_key_file_is_written(
     key_file.chmod(0o600)  # a key its group or others can read is refused (issue 17)
     monkeypatch.setenv("PAIGOW_SIGNING_KEY", str(key_file))
     db = tmp_path / "configured.db"
-    store = open_store(f"sqlite:///{db}")
+    store = open_configured(load_settings(), f"sqlite:///{db}")
     store.append("table-1", 0, [wager(1, 500)], "c1", checkpoint=True)
     assert store.checkpoints()[0].key_id == signer.key_id
     assert not key_paths(db)[0].exists()

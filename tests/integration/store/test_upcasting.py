@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore, SqlEventStore, migrate, open_store
 from eventlog.keys import load_public_key
 from eventlog.verifier import verify
@@ -77,12 +78,12 @@ def old_store(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> A
         store.public_key = public_key
     elif backend == "sqlite":
         path = tmp_path / "old.db"
-        migrate.upgrade(f"sqlite:///{path}")
+        migrate.upgrade(f"sqlite:///{path}", load_settings().pg_roles())
         Path(f"{path}.signing-key.pub").write_text(FIXTURE["public_key"] + "\n")
         store = open_store(f"sqlite:///{path}", upcasters=wager_upcasters())
     else:
         url = request.getfixturevalue("pg_url")
-        migrate.upgrade(url)
+        migrate.upgrade(url, load_settings().pg_roles())
         store = open_store(url, upcasters=wager_upcasters())
         store.public_key = public_key
     _load_fixture(store)

@@ -12,10 +12,12 @@ import random
 
 import pytest
 
+from adapters.house_way_files import built_in_text
 from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.rules import TableRules
 from table_core.table import TableState, decide
+from table_core.table.house_way_install import text_digest
 from table_core.table.snapshot import SnapshotFormatError, state_from_dict, state_to_dict
 
 from .books_support import COUNT, DAY, credit, fill, finish_round, open_day, play_round
@@ -106,6 +108,23 @@ def test_the_books_custody_and_ratings_round_trip() -> None:
     assert script.state.books == "closed" and round_trip(script.state) == script.state
 
 
+def test_the_house_way_files_installed_round_trip() -> None:
+    text = built_in_text("es")
+    script = Script()
+    script(c.OpenTable(table_id="PG-9", rules=TableRules.model_validate({}), actor=FLOOR, at=AT))
+    script(
+        c.InstallHouseWay(
+            text=text,
+            digest=text_digest(text),
+            certificate_digest="c" * 64,
+            reason="new sign",
+            actor=FLOOR,
+            at=AT,
+        )
+    )
+    assert script.state.house_ways and round_trip(script.state) == script.state
+
+
 def test_the_empty_state_round_trips() -> None:
     assert state_to_dict(TableState()) == state_to_dict(round_trip(TableState()))
     assert round_trip(TableState()) == TableState()
@@ -114,7 +133,7 @@ def test_the_empty_state_round_trips() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: d.update(format=1), "snapshot format 1, this code reads 2"),
+        (lambda d: d.update(format=2), "snapshot format 2, this code reads 3"),
         (lambda d: d["state"].pop("balances"), "the fields of TableState"),
         (lambda d: d["state"].update(extra=1), "the fields of TableState"),
         (lambda d: d["state"].update(version="12"), "state.version: '12' is not a <class 'int'>"),
