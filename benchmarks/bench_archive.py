@@ -35,12 +35,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import percentile
 from tests.integration.archive.harness import NAMES, Archive, Clusters, missing
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def figures(seconds: list[float]) -> dict[str, Any]:

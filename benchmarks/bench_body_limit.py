@@ -47,23 +47,15 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import free_port, percentile  # noqa: E402
+
 PAIGOW = Path(sys.executable).with_name("paigow")
 PATH = "/tables/PG-1/open"
 PROBE_EVERY = 0.020
 LIMIT = 64 * 1024
 MIB = 1024 * 1024
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def cpu_seconds(pid: int) -> float:

@@ -53,15 +53,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_http import (  # noqa: E402
     Client,
     Server,
-    _pg_admin,
     database,
-    percentile,
     poisson_times,
 )
 
 from adapters.logging import configure_logging  # noqa: E402
 from adapters.store import open_store  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
+from benchmarks.common import drop_schema, percentile, play_all  # noqa: E402
 from service_layer.operators.keys import SqlKeyStore  # noqa: E402
 
 ROLES = ("dealer", "floor", "cage", "auditor")
@@ -209,26 +208,11 @@ def paced(base: str, tokens: dict[str, str], tables: list[str], rate: float, sec
                     times=poisson_times(random.Random(seed * 1000 + i), 1 / interval, seconds))
         for i, table in enumerate(tables)
     ]  # fmt: skip
-    failures: list[BaseException] = []
-    until = time.perf_counter() + seconds
-
-    def play(client: Client) -> None:
-        try:
-            client.play(until)
-        except BaseException as error:
-            failures.append(error)
-
-    started = time.perf_counter()
-    threads = [threading.Thread(target=play, args=(c,)) for c in clients]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
-    for c in clients:
-        c.http.close()
-    if failures:
-        raise SystemExit(f"a command failed: {failures[0]}")
+    try:
+        elapsed = play_all(clients, seconds, "a command failed")
+    finally:
+        for c in clients:
+            c.http.close()
     if answered is not None:
         for c in clients:
             answered.update(c.answered)
@@ -332,7 +316,7 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         finally:
             server.stop()
             if schema is not None:
-                _pg_admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+                drop_schema(schema)
 
 
 def main() -> int:

@@ -31,23 +31,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
-import psycopg
-from sqlalchemy.engine import make_url
 
-from adapters.store import migrate
 from adapters.store.signing import Signer
+from benchmarks.common import drop_schema, fresh_schema
 
-PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 GOAL_MS = 100.0
-
-
-def _admin(statement: str) -> None:
-    url = make_url(PG)
-    with psycopg.connect(
-        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-        autocommit=True,
-    ) as admin:  # fmt: skip
-        admin.execute(statement)
 
 
 def history(url: str, key_file: Path, tables: int, rounds: int) -> float:
@@ -141,12 +129,8 @@ def main() -> None:
 
     configure_logging(level="warning")
     schema = f"bench_floor_{os.getpid()}"
-    _admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    _admin(f"CREATE SCHEMA {schema}")
     try:
-        url = make_url(PG).update_query_dict({"options": f"-csearch_path={schema}"})
-        text = url.render_as_string(hide_password=False)
-        migrate.upgrade(text)
+        text = fresh_schema(schema)
         with tempfile.TemporaryDirectory() as scratch:
             key_file = Path(scratch) / "signing.pem"
             key_file.write_bytes(Signer.generate().private_pem())
@@ -157,7 +141,7 @@ def main() -> None:
             print(f"history: {args.rounds} rounds over {args.tables} tables in {seconds:.1f} s")
             figures = asyncio.run(measure(text, args.requests, args.tables, args.rounds))
     finally:
-        _admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        drop_schema(schema)
     worst = max(f["p95_ms"] for f in figures.values())
     verdict = "meets" if worst < GOAL_MS else "misses"
     print(f"worst page p95 {worst:.2f} ms: {verdict} the goal of {GOAL_MS:.0f} ms")

@@ -37,11 +37,9 @@ import http.client
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
@@ -54,53 +52,28 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.logging import configure_logging  # noqa: E402
-from adapters.store import migrate, open_store  # noqa: E402
+from adapters.store import open_store  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    drop_schema,
+    free_port,
+    fresh_schema,
+    percentile,
+    play_all,
+)
 from service_layer.operators.keys import SqlKeyStore  # noqa: E402
 
-PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 PAIGOW = Path(sys.executable).with_name("paigow")
 PLAYERS = 6
 MEASURED = ("place_bet", "set_hand")
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
-def _pg_admin(statement: str) -> None:
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG)
-    with psycopg.connect(
-        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-        autocommit=True,
-    ) as admin:  # fmt: skip
-        admin.execute(statement)
 
 
 def database(engine: str, folder: Path) -> tuple[str, str | None]:
     """A fresh migrated database and, for PostgreSQL, the schema to drop afterwards."""
     if engine == "sqlite":
         return f"sqlite:///{folder / 'bench.db'}", None
-    from sqlalchemy.engine import make_url
-
     schema = f"bench_http_{os.getpid()}"
-    _pg_admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    _pg_admin(f"CREATE SCHEMA {schema}")
-    url = make_url(PG).update_query_dict({"options": f"-csearch_path={schema}"})
-    text = url.render_as_string(hide_password=False)
-    migrate.upgrade(text)
-    return text, schema
+    return fresh_schema(schema), schema
 
 
 def _stat(pid: int) -> list[str]:
@@ -291,24 +264,7 @@ def run(
         )
         for i, table in enumerate(tables)
     ]
-    failures: list[BaseException] = []
-
-    def play(client: Client) -> None:
-        try:
-            client.play(until)
-        except BaseException as error:
-            failures.append(error)
-
-    started = time.perf_counter()
-    until = started + seconds
-    threads = [threading.Thread(target=play, args=(c,)) for c in clients]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
-    if failures:
-        raise SystemExit(f"a request failed: {failures[0]}")
+    elapsed = play_all(clients, seconds, "a request failed")
     result: dict[str, Any] = {
         "requests": sum(c.requests for c in clients),
         "requests_per_s": round(sum(c.requests for c in clients) / elapsed, 1),
@@ -417,7 +373,7 @@ def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
         finally:
             server.stop()
             if schema is not None:
-                _pg_admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+                drop_schema(schema)
 
 
 def main() -> int:

@@ -37,15 +37,15 @@ import orjson
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from adapters.store import PostgresEventStore, migrate, postgres_engine  # noqa: E402
+from adapters.store import PostgresEventStore, postgres_engine  # noqa: E402
 from adapters.store.append_checks import check_request, check_version  # noqa: E402
 from adapters.store.core import build_rows, sequence  # noqa: E402
 from adapters.store.signing import Signer  # noqa: E402
+from benchmarks.common import drop_schema, fresh_schema  # noqa: E402
 from eventlog.canonical import GENESIS_HASH  # noqa: E402
 from eventlog.envelope import NewEvent  # noqa: E402
 from table_core.ports import Actor, RecordedEvent  # noqa: E402
 
-PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ROUND = 30
 DEALER = Actor("dealer-ann", "dealer")
 START = datetime(2025, 3, 14, 20, 0, tzinfo=UTC)
@@ -143,35 +143,6 @@ def worker(
     ended = time.time()
     store.close()
     return {"began": began, "ended": ended, "latencies": latencies}
-
-
-def fresh_schema(name: str) -> str:
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG)
-    with psycopg.connect(
-        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-        autocommit=True,
-    ) as admin:  # fmt: skip
-        admin.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
-        admin.execute(f"CREATE SCHEMA {name}")
-    schema_url = url.update_query_dict({"options": f"-csearch_path={name}"})
-    text = schema_url.render_as_string(hide_password=False)
-    migrate.upgrade(text)
-    return text
-
-
-def drop_schema(name: str) -> None:
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG)
-    with psycopg.connect(
-        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-        autocommit=True,
-    ) as admin:  # fmt: skip
-        admin.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
 
 
 def run_design(design: str, tables: int, commands: int, hold_ms: float) -> dict[str, Any]:

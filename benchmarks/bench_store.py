@@ -33,12 +33,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.store import migrate, open_store
+from adapters.store import open_store
 from adapters.store.signing import Signer
+from benchmarks.common import PG, drop_schema, fresh_schema, percentile
 from eventlog.envelope import NewEvent
 from table_core.ports import Actor
 
-PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ROUND = 30
 TABLES = 8
 DEALER = Actor("dealer-ann", "dealer")
@@ -53,11 +53,6 @@ def payload(n: int) -> dict[str, Any]:
 def new_events(n: int, count: int) -> list[NewEvent]:
     at = START + timedelta(seconds=n)
     return [NewEvent("wager_placed", 1, payload(n + i), DEALER, at) for i in range(count)]
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def timed(batches: int, size: int, run: Callable[[int], None]) -> dict[str, float]:
@@ -195,19 +190,11 @@ def sqlite_pair(folder: Path) -> tuple[Any, Any]:
 
 
 def postgres_pair(schema: str) -> tuple[Any, Any]:
-    import psycopg
     from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
     from sqlalchemy.engine import make_url
 
     url = make_url(PG)
-    with psycopg.connect(
-        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-        autocommit=True,
-    ) as admin:  # fmt: skip
-        admin.execute(f"CREATE SCHEMA {schema}")
-    ours_url = url.update_query_dict({"options": f"-csearch_path={schema}"})
-    migrate.upgrade(ours_url.render_as_string(hide_password=False))
-    ours = open_store(ours_url.render_as_string(hide_password=False), signing_key=Signer.generate())
+    ours = open_store(fresh_schema(schema), signing_key=Signer.generate())
     datastore = PostgresDatastore(
         url.database or "test", url.host or "127.0.0.1", url.port or 5432,
         url.username or "postgres", url.password or "", schema=schema,
@@ -215,18 +202,6 @@ def postgres_pair(schema: str) -> tuple[Any, Any]:
     peer = PostgresApplicationRecorder(datastore)
     peer.create_table()
     return ours, peer
-
-
-def drop_schema(schema: str) -> None:
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG)
-    with psycopg.connect(
-        host=url.host, port=url.port or 5432, user=url.username, dbname=url.database,
-        autocommit=True,
-    ) as admin:  # fmt: skip
-        admin.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
 def measure(engine: str, ours: Any, peer: Any, commands: int, single: int) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from adapters.projections.schema import accounting, accounting_side_bets
 from table_core.ports import RecordedEvent
 
 NAME = "accounting"
-TABLES = (accounting, accounting_side_bets)
+TABLES: tuple[Table, ...] = (accounting, accounting_side_bets)
 BUCKET_SECONDS = 15 * 60
 
 Payload = dict[str, Any]
@@ -107,14 +107,6 @@ _HANDLERS: dict[str, Callable[[AccountingBatch, RecordedEvent, Payload], None]] 
     "round_voided": _voided,
     "chips_bought_in": _bought_in,
 }
-
-
-class AccountingProjection:
-    name = NAME
-    tables: tuple[Table, ...] = TABLES
-
-    def batch(self, tx: Tx) -> AccountingBatch:
-        return AccountingBatch(tx)
 
 
 # --- reading -------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from adapters.projections.schema import bankroll_house, bankroll_players
 from table_core.ports import RecordedEvent
 
 NAME = "bankroll"
-TABLES = (bankroll_players, bankroll_house)
+TABLES: tuple[Table, ...] = (bankroll_players, bankroll_house)
 
 Payload = dict[str, Any]
 
@@ -156,14 +156,6 @@ _HANDLERS: dict[str, Callable[[BankrollBatch, str, Payload], None]] = {
     "envy_paid": _envy_paid,
     "meter_changed": _meter_changed,
 }
-
-
-class BankrollProjection:
-    name = NAME
-    tables: tuple[Table, ...] = TABLES
-
-    def batch(self, tx: Tx) -> BankrollBatch:
-        return BankrollBatch(tx)
 
 
 # --- reading -------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from adapters.projections.schema import books_days, tables
 from table_core.ports import RecordedEvent
 
 NAME = "books"
+TABLES: tuple[Table, ...] = (tables, books_days)
 Payload = dict[str, Any]
 _MEDIA = {"cash": "cash", None: "cash", "marker": "markers", "chips": "chips_in"}
 
@@ -132,14 +133,6 @@ _HANDLERS: dict[str, Callable[[BooksBatch, RecordedEvent, Payload], None]] = {
     "side_bet_settled": _game_change(-1, "payout"),
     "envy_paid": _game_change(-1, "amount"),
 }
-
-
-class BooksProjection:
-    name = NAME
-    tables: tuple[Table, ...] = (tables, books_days)
-
-    def batch(self, tx: Tx) -> BooksBatch:
-        return BooksBatch(tx)
 
 
 def book_figures(row: dict[str, Any]) -> dict[str, Any]:

@@ -38,15 +38,21 @@ def engine_of(store: Any) -> Engine:
         return _MEMORY_DATABASES[store]
     except KeyError:
         pass
-    memory = create_engine(
+    memory = memory_engine()
+    _MEMORY_DATABASES[store] = memory
+    return memory
+
+
+def memory_engine() -> Engine:
+    """A private in-memory SQLite database holding the projections' tables, empty."""
+    engine = create_engine(
         "sqlite://",
         poolclass=StaticPool,
         isolation_level="AUTOCOMMIT",
         connect_args={"check_same_thread": False},
     )
-    metadata.create_all(memory)
-    _MEMORY_DATABASES[store] = memory
-    return memory
+    metadata.create_all(engine)
+    return engine
 
 
 class Tx:

@@ -24,17 +24,13 @@ up from the first event: every figure comes from the events alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy import Table
 
-from adapters.projections.accounting import AccountingProjection
-from adapters.projections.bankroll import BankrollProjection
-from adapters.projections.books import BooksProjection
+from adapters.projections import accounting, bankroll, books, ratings, rotation, rounds
 from adapters.projections.db import Database, Tx, engine_of
-from adapters.projections.ratings import RatingsProjection
-from adapters.projections.rotation import RotationProjection
-from adapters.projections.rounds import RoundsProjection
 from adapters.projections.schema import projection_checkpoints
 from eventlog.system_events import SYSTEM_STREAM
 from table_core.ports import RecordedEvent
@@ -48,21 +44,24 @@ class Batch(Protocol):
     def flush(self) -> None: ...
 
 
-class Projection(Protocol):
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """One projection: the name of its checkpoint, the tables it writes (``rebuild`` empties
+    them) and how a transaction's batch of its rows is made."""
+
     name: str
     tables: tuple[Table, ...]
-
-    def batch(self, tx: Tx) -> Batch: ...
+    batch: Callable[[Tx], Batch]
 
 
 def all_projections() -> list[Projection]:
     return [
-        BankrollProjection(),
-        RotationProjection(),
-        RoundsProjection(),
-        AccountingProjection(),
-        BooksProjection(),
-        RatingsProjection(),
+        Projection(bankroll.NAME, bankroll.TABLES, bankroll.BankrollBatch),
+        Projection(rotation.NAME, rotation.TABLES, rotation.RotationBatch),
+        Projection(rounds.NAME, rounds.TABLES, rounds.RoundsBatch),
+        Projection(accounting.NAME, accounting.TABLES, accounting.AccountingBatch),
+        Projection(books.NAME, books.TABLES, books.BooksBatch),
+        Projection(ratings.NAME, ratings.TABLES, ratings.RatingsBatch),
     ]
 
 

@@ -32,6 +32,7 @@ from table_core import edges
 from table_core.ports import RecordedEvent
 
 NAME = "ratings"
+TABLES: tuple[Table, ...] = (ratings, rating_tables)
 Payload = dict[str, Any]
 _MEDIA = {"cash": "cash", None: "cash", "marker": "markers", "chips": "chips_in"}
 MICRO = 1_000_000
@@ -214,14 +215,6 @@ _HANDLERS: dict[str, Callable[[RatingsBatch, RecordedEvent, Payload], None]] = {
     "envy_paid": _envy,
     "rating_corrected": _corrected,
 }
-
-
-class RatingsProjection:
-    name = NAME
-    tables: tuple[Table, ...] = (ratings, rating_tables)
-
-    def batch(self, tx: Tx) -> RatingsBatch:
-        return RatingsBatch(tx)
 
 
 #: A rating as ``paigow ratings`` and ``GET /players/{id}/ratings`` give it (money: minor units).

@@ -25,7 +25,7 @@ from table_core.ports import RecordedEvent
 from table_core.rules import TableRules
 
 NAME = "rotation"
-TABLES = (rotation, rotation_players, bank_offers)
+TABLES: tuple[Table, ...] = (rotation, rotation_players, bank_offers)
 
 Payload = dict[str, Any]
 LIVE = ("offering_bank", "open_for_bets", "in_play")
@@ -213,14 +213,6 @@ _HANDLERS: dict[str, Callable[[RotationBatch, RecordedEvent, Payload], None]] = 
     "round_voided": _voided,
     "round_closed": _closed,
 }
-
-
-class RotationProjection:
-    name = NAME
-    tables: tuple[Table, ...] = TABLES
-
-    def batch(self, tx: Tx) -> RotationBatch:
-        return RotationBatch(tx)
 
 
 # --- reading -------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from eventlog.canonical import format_time
 from table_core.ports import RecordedEvent
 
 NAME = "rounds"
-TABLES = (rounds, round_seats)
+TABLES: tuple[Table, ...] = (rounds, round_seats)
 
 Payload = dict[str, Any]
 Doc = dict[str, Any]
@@ -404,14 +404,6 @@ _HANDLERS: dict[str, Callable[[RoundsBatch, Doc, Payload, str], None]] = {
     "round_voided": _voided,
     "round_closed": _closed,
 }
-
-
-class RoundsProjection:
-    name = NAME
-    tables: tuple[Table, ...] = TABLES
-
-    def batch(self, tx: Tx) -> RoundsBatch:
-        return RoundsBatch(tx)
 
 
 # --- reading -------------------------------------------------------------------------------------

@@ -27,10 +27,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sqlalchemy import Engine, create_engine
-from sqlalchemy.pool import StaticPool
+from sqlalchemy import Engine
 
-from adapters.projections.db import Database
+from adapters.projections.db import Database, memory_engine
 from adapters.projections.projection_runner import ProjectionRunner
 from adapters.projections.schema import metadata, projection_checkpoints
 
@@ -94,19 +93,8 @@ class MemoryRunner(ProjectionRunner):
     def __init__(self, store: Any) -> None:
         super().__init__(store)
         stored = self.db
-        self.db = Database(_memory_engine())
+        self.db = Database(memory_engine())
         _copy(stored, self.db)
-
-
-def _memory_engine() -> Engine:
-    engine = create_engine(
-        "sqlite://",
-        poolclass=StaticPool,
-        isolation_level="AUTOCOMMIT",
-        connect_args={"check_same_thread": False},
-    )
-    metadata.create_all(engine)
-    return engine
 
 
 def _copy(source: Database, target: Database) -> None:

@@ -10,7 +10,7 @@ token.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -132,3 +132,22 @@ def require(operation: str) -> Callable[..., Awaitable[ApiKey]]:
         return key
 
     return check
+
+
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+
+
+def endpoint(
+    method: Callable[..., Callable[[Endpoint], Endpoint]],
+    path: str,
+    operation: str,
+    summary: str,
+    **extra: Any,
+) -> Callable[[Endpoint], Endpoint]:
+    """The decorator of the endpoint ``operation`` (its operationId and its row of
+    ``rights.RIGHTS``) on ``method`` (a router's ``get``, ``post``…): ``require(operation)``
+    checks the key first, unless the endpoint takes the key as a parameter of its own
+    (``Depends(require(operation))``: say ``key_parameter=True``)."""
+    if not extra.pop("key_parameter", False):
+        extra["dependencies"] = [Depends(require(operation))]
+    return method(path, operation_id=operation, summary=summary, **extra)

@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from entrypoints.http import books
 from entrypoints.http.auth import record_failure, require
 from entrypoints.http.custody_routes import CUSTODY_ROUTES
-from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.errors import NO_KEY, ApiProblem, ErrorBody
 from entrypoints.http.models import (
     TABLE_ID_PATTERN,
     AcceptBankBody,
@@ -76,7 +76,7 @@ IdempotencyKey = Annotated[
 ]
 #: Error answers a command may give, for the OpenAPI document.
 ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "no API key, or an unknown one"},
+    401: {"model": ErrorBody, "description": NO_KEY},
     403: {"model": ErrorBody, "description": "this key's role may not give this command"},
     409: {"model": ErrorBody, "description": "stale expected_version (with current_version)"},
     422: {
@@ -105,44 +105,35 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "change_rules",
         "Change the rules profile, with a reason (floor)",
         ChangeRulesBody,
-        lambda t, b, a, at: c.ChangeRules(rules=b.rules, reason=b.reason, actor=a, at=at),
+        c.ChangeRules,
     ),
     _route(
         "/seat",
         "seat_player",
         "Seat a player (seats 1..6, R-DEAL-1)",
         SeatBody,
-        lambda t, b, a, at: c.SeatPlayer(
-            seat=b.seat, player_id=b.player_id, card=b.card, actor=a, at=at
-        ),
+        c.SeatPlayer,
     ),
     _route(
         "/leave",
         "leave_seat",
         "A player leaves (remaining chips are cashed out first)",
         PlayerBody,
-        lambda t, b, a, at: c.LeaveSeat(player_id=b.player_id, actor=a, at=at),
+        c.LeaveSeat,
     ),
     _route(
         "/buy-in",
         "buy_in",
         "Sell chips to a seated player (cage), for cash, a marker, chips or promotional chips",
         BuyInBody,
-        lambda t, b, a, at: c.BuyIn(
-            player_id=b.player_id,
-            amount=b.amount,
-            medium=b.medium,
-            marker=b.marker,
-            actor=a,
-            at=at,
-        ),
+        c.BuyIn,
     ),
     _route(
         "/cash-out",
         "cash_out",
         "Cash a player's free chips out (cage)",
         ChipsBody,
-        lambda t, b, a, at: c.CashOut(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+        c.CashOut,
     ),
     # --- the books (issue 18, R16): the gaming day, the tray, the count, ratings
     _signed(
@@ -178,23 +169,14 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "count_drop",
         "The count team's count of a closed gaming day's drop box (count)",
         CountBody,
-        lambda t, b, a, at: c.CountDrop(
-            gaming_day=b.gaming_day, cash=b.cash, markers=b.markers, actor=a, at=at
-        ),
+        c.CountDrop,
     ),
     _route(
         "/ratings/correct",
         "correct_rating",
         "Correct a player's rating (average bet, time) with a reason (floor)",
         CorrectRatingBody,
-        lambda t, b, a, at: c.CorrectRating(
-            player_id=b.player_id,
-            reason=b.reason,
-            average_bet=b.average_bet,
-            minutes=b.minutes,
-            actor=a,
-            at=at,
-        ),
+        c.CorrectRating,
     ),
     # --- the round
     _simple(
@@ -208,30 +190,28 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "accept_bank",
         "The offered player takes the bank (R-BANK-1)",
         AcceptBankBody,
-        lambda t, b, a, at: c.AcceptBank(player_id=b.player_id, co_bank=b.co_bank, actor=a, at=at),
+        c.AcceptBank,
     ),
     _route(
         "/round/bank/decline",
         "decline_bank",
         "The offered player declines the bank (R-BANK-1)",
         PlayerBody,
-        lambda t, b, a, at: c.DeclineBank(player_id=b.player_id, actor=a, at=at),
+        c.DeclineBank,
     ),
     _route(
         "/round/bet",
         "place_bet",
         "Place a player's main wager",
         BetBody,
-        lambda t, b, a, at: c.PlaceBet(player_id=b.player_id, amount=b.amount, actor=a, at=at),
+        c.PlaceBet,
     ),
     _route(
         "/round/side-bet",
         "place_side_bet",
         "Place a side bet (R-VAR-2..6)",
         SideBetBody,
-        lambda t, b, a, at: c.PlaceSideBet(
-            player_id=b.player_id, bet=b.bet, amount=b.amount, actor=a, at=at
-        ),
+        c.PlaceSideBet,
     ),
     _simple("/round/close-bets", "close_bets", "No more bets", c.CloseBets),
     _electronic(
@@ -266,9 +246,7 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "set_hand",
         "Set a player's hand, or ask the House Way (R-SET-1, R-HW-1)",
         SetHandBody,
-        lambda t, b, a, at: c.SetHand(
-            player_id=b.player_id, back=b.back, front=b.front, actor=a, at=at
-        ),
+        c.SetHand,
         """``back`` (five cards) and ``front`` (two) as the player split them; leave both out to ask
     for the House Way. A fouled split is reset or forfeited as the table's rules say (R-SET-2).""",
     ),
@@ -285,7 +263,7 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
         "void_round",
         "Void the round, returning every wager (floor)",
         VoidBody,
-        lambda t, b, a, at: c.VoidRound(reason=b.reason, actor=a, at=at),
+        c.VoidRound,
     ),
     *CUSTODY_ROUTES,
 )

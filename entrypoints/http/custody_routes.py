@@ -21,18 +21,14 @@ CUSTODY_ROUTES: tuple[CommandRoute, ...] = (
         "receive_deck",
         "A deck (or package) reaches the table: its id and seal (floor, R20)",
         ReceiveDeckBody,
-        lambda t, b, a, at: c.ReceiveDeck(
-            deck_id=b.deck_id, seal=b.seal, package_id=b.package_id, actor=a, at=at
-        ),
+        c.ReceiveDeck,
     ),
     route(
         "/decks/inspect",
         "inspect_deck",
         "The deck counted (53 to pass) and its inspector (floor, R20)",
         InspectDeckBody,
-        lambda t, b, a, at: c.InspectDeck(
-            deck_id=b.deck_id, card_count=b.card_count, inspector=b.inspector, actor=a, at=at
-        ),
+        c.InspectDeck,
     ),
     route(
         "/decks/shuffler",
@@ -52,31 +48,27 @@ CUSTODY_ROUTES: tuple[CommandRoute, ...] = (
         "put_deck_in_use",
         "Put an inspected deck in use (floor, R20)",
         DeckBody,
-        lambda t, b, a, at: c.PutDeckInUse(deck_id=b.deck_id, actor=a, at=at),
+        c.PutDeckInUse,
     ),
     route(
         "/decks/retire",
         "retire_deck",
         "Retire (or destroy) a deck, with a reason (floor, R20)",
         RetireDeckBody,
-        lambda t, b, a, at: c.RetireDeck(
-            deck_id=b.deck_id, reason=b.reason, destroyed=b.destroyed, actor=a, at=at
-        ),
+        c.RetireDeck,
     ),
     route(
         "/decks/hold",
         "hold_deck",
         "Keep a deck intact for a dispute or an investigation (floor, R20)",
         HoldDeckBody,
-        lambda t, b, a, at: c.HoldDeck(
-            deck_id=b.deck_id, reason=b.reason, dispute_id=b.dispute_id, actor=a, at=at
-        ),
+        c.HoldDeck,
     ),
     route(
         "/decks/release",
         "release_deck",
         "Lift the hold on a deck, with a reason (floor, R20)",
         ReleaseDeckBody,
-        lambda t, b, a, at: c.ReleaseDeck(deck_id=b.deck_id, reason=b.reason, actor=a, at=at),
+        c.ReleaseDeck,
     ),
 )

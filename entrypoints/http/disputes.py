@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,24 +20,23 @@ from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from entrypoints.http.auth import require
-from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.auth import endpoint, require
+from entrypoints.http.errors import ApiProblem, error_docs, refusing
 from entrypoints.http.models import TABLE_ID_PATTERN
 from service_layer import disputes
 from service_layer.operators.keys import ApiKey
 from table_core.ports import Actor
 
 router = APIRouter(tags=["disputes"])
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": text}
-    for code, text in (
-        (401, "no API key, or an unknown one"),
-        (403, "only the floor and the auditor handle disputes"),
-        (404, "no such dispute"),
-        (409, "the dispute is already closed"),
-        (422, "no such table or round, or an empty reason or outcome"),
-    )
-}
+_ERRORS = error_docs(
+    (403, "only the floor and the auditor handle disputes"),
+    (404, "no such dispute"),
+    (409, "the dispute is already closed"),
+    (422, "no such table or round, or an empty reason or outcome"),
+)
+#: Each endpoint's decorator: its operationId names its right (``auth.endpoint``).
+_get = partial(endpoint, router.get, responses=_ERRORS)
+_post = partial(endpoint, router.post, responses=_ERRORS)
 
 
 class DisputeIn(BaseModel):
@@ -61,20 +61,15 @@ def _actor(key: ApiKey) -> Actor:
     return Actor(key.actor_id, key.role)
 
 
-def _run(call: Any, *args: Any) -> Any:
-    try:
-        return call(*args)
-    except disputes.DisputeError as error:
-        code = {404: "not_found", 409: "conflict"}.get(error.status, "invalid_request")
-        raise ApiProblem(error.status, code, str(error)) from None
+_run = refusing(disputes.DisputeError)
 
 
-@router.post(
+@_post(
     "/disputes",
-    operation_id="dispute_open",
-    summary="Open a dispute on rounds of a table: they are held from purge (R17)",
+    "dispute_open",
+    "Open a dispute on rounds of a table: they are held from purge (R17)",
     status_code=201,
-    responses=_ERRORS,
+    key_parameter=True,
 )
 async def dispute_open(
     request: Request, body: DisputeIn, key: Annotated[ApiKey, Depends(require("dispute_open"))]
@@ -91,34 +86,22 @@ async def dispute_open(
     return record
 
 
-@router.get(
-    "/disputes",
-    operation_id="dispute_list",
-    summary="Every dispute, open and closed",
-    responses=_ERRORS,
-    dependencies=[Depends(require("dispute_list"))],
-)
+@_get("/disputes", "dispute_list", "Every dispute, open and closed")
 def dispute_list(request: Request) -> list[dict[str, Any]]:
     return list(disputes.disputes(request.app.state.service.store).values())
 
 
-@router.get(
-    "/disputes/{dispute_id}",
-    operation_id="dispute_show",
-    summary="One dispute's record",
-    responses=_ERRORS,
-    dependencies=[Depends(require("dispute_show"))],
-)
+@_get("/disputes/{dispute_id}", "dispute_show", "One dispute's record")
 def dispute_show(request: Request, dispute_id: str) -> dict[str, Any]:
     result: dict[str, Any] = _run(disputes.find, request.app.state.service.store, dispute_id)
     return result
 
 
-@router.post(
+@_post(
     "/disputes/{dispute_id}/close",
-    operation_id="dispute_close",
-    summary="Close a dispute, recording its outcome; its rounds are held no longer",
-    responses=_ERRORS,
+    "dispute_close",
+    "Close a dispute, recording its outcome; its rounds are held no longer",
+    key_parameter=True,
 )
 async def dispute_close(
     request: Request,
@@ -138,13 +121,11 @@ async def dispute_close(
     )
 
 
-@router.get(
+@_get(
     "/disputes/{dispute_id}/bundle",
-    operation_id="dispute_export",
-    summary="The regulator's bundle of a dispute, as JSON lines (`paigow audit verify --bundle`)",
+    "dispute_export",
+    "The regulator's bundle of a dispute, as JSON lines (`paigow audit verify --bundle`)",
     response_class=PlainTextResponse,
-    responses=_ERRORS,
-    dependencies=[Depends(require("dispute_export"))],
 )
 def dispute_export(request: Request, dispute_id: str) -> PlainTextResponse:
     url: str | None = getattr(request.app.state, "audit_url", None)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 import typing
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -62,7 +63,17 @@ from table_core.table import NotAllowed, WrongState
 
 log = get_logger(component="http")
 
-__all__ = ["ApiProblem", "ErrorBody", "StaleVersion", "install", "problem"]
+__all__ = [
+    "NO_KEY",
+    "ApiProblem",
+    "ErrorBody",
+    "StaleVersion",
+    "error_docs",
+    "install",
+    "problem",
+    "refused",
+    "refusing",
+]
 
 
 class ErrorBody(BaseModel):
@@ -75,6 +86,39 @@ class ErrorBody(BaseModel):
     current_version: int | None = None
     expected_version: int | None = None
     detail: list[Any] | None = None
+
+
+#: Every endpoint that takes an API key may answer this.
+NO_KEY = "no API key, or an unknown one"
+
+
+def error_docs(*answers: tuple[int, str]) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a group of endpoints that take an API key (401 first), each status
+    with its text, for the OpenAPI document."""
+    every = [(401, NO_KEY), *answers]
+    return {code: {"model": ErrorBody, "description": text} for code, text in every}
+
+
+#: The error of a use case's refusal by its status; any other status is ``invalid_request``.
+_REFUSALS = {403: "forbidden", 404: "not_found", 409: "conflict"}
+
+
+def refused(status: int, message: str) -> ApiProblem:
+    """A use case's refusal (its status and message) as the answer."""
+    return ApiProblem(status, _REFUSALS.get(status, "invalid_request"), message)
+
+
+def refusing(kind: type[Exception]) -> Callable[..., Any]:
+    """``run(call, *args)``: the call's result, or its refusal (a ``kind`` carrying ``status``)
+    answered as ``refused`` says; nothing else is caught."""
+
+    def run(call: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return call(*args)
+        except kind as error:
+            raise refused(error.status, str(error)) from None  # type: ignore[attr-defined]
+
+    return run
 
 
 def problem(status: int, error: str, message: str, **extra: Any) -> JSONResponse:

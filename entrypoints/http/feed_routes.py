@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request, Response
@@ -31,8 +32,8 @@ from starlette.concurrency import run_in_threadpool
 
 from adapters.store.feed_listen import listener_for
 from adapters.store.subscriptions import Subscriptions, subscriptions_for
-from entrypoints.http.auth import require
-from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.auth import endpoint, require
+from entrypoints.http.errors import ApiProblem, error_docs, refusing
 from service_layer import feed_subscriptions as subs
 from service_layer.feed import (
     MAX_PAGE,
@@ -55,16 +56,16 @@ router = APIRouter(tags=["feed"])
 #: Events read per page while a stream catches up.
 SSE_PAGE = 500
 EVENT_STREAM = "text/event-stream"
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": text}
-    for code, text in (
-        (401, "no API key, or an unknown one"),
-        (403, "this key's role may not read this (a dealer: the system stream, subscriptions)"),
-        (404, "no such subscription"),
-        (409, "a subscription of that name exists already"),
-        (422, "a parameter out of range, or a position past the log's head"),
-    )
-}
+_ERRORS = error_docs(
+    (403, "this key's role may not read this (a dealer: the system stream, subscriptions)"),
+    (404, "no such subscription"),
+    (409, "a subscription of that name exists already"),
+    (422, "a parameter out of range, or a position past the log's head"),
+)
+#: Each endpoint's decorator: its operationId names its right (``auth.endpoint``).
+_get = partial(endpoint, router.get, responses=_ERRORS)
+_post = partial(endpoint, router.post, responses=_ERRORS)
+_delete = partial(endpoint, router.delete, responses=_ERRORS)
 _STREAM_DOC = {
     "description": "A page of events (JSON), or with `Accept: text/event-stream` the events as "
     "Server-Sent Events (`id`: the event's position; `data`: the event as in a page)",
@@ -282,11 +283,12 @@ async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> Async
             await watch.changed(mark, min(left, 1.0))
 
 
-@router.get(
+@_get(
     "/events",
-    operation_id="feed_events",
-    summary="The event feed: every stream's events after a global position (JSON page or SSE)",
+    "feed_events",
+    "The event feed: every stream's events after a global position (JSON page or SSE)",
     responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
+    key_parameter=True,
 )
 async def feed_events(
     request: Request,
@@ -336,21 +338,14 @@ async def _subscription_answer(
     return await _answer(request, state, _resume(start, last_event_id), limit, scope)
 
 
-def _run(call: Any, *args: Any) -> Any:
-    try:
-        return call(*args)
-    except subs.SubscriptionError as error:
-        code = {404: "not_found", 409: "conflict"}.get(error.status, "invalid_request")
-        raise ApiProblem(error.status, code, str(error)) from None
+_run = refusing(subs.SubscriptionError)
 
 
-@router.get(
+@_get(
     "/checkpoints",
-    operation_id="feed_checkpoints",
-    summary="The signed checkpoints after a position: each seals every event up to its own",
+    "feed_checkpoints",
+    "The signed checkpoints after a position: each seals every event up to its own",
     response_model=list[CheckpointOut],
-    responses=_ERRORS,
-    dependencies=[Depends(require("feed_checkpoints"))],
 )
 def feed_checkpoints(request: Request, after: After = 0, limit: Limit = 100) -> Any:
     return _state(request).feed.checkpoints(after, limit)
@@ -359,13 +354,13 @@ def feed_checkpoints(request: Request, after: After = 0, limit: Limit = 100) -> 
 # --- subscriptions -----------------------------------------------------------------------------
 
 
-@router.post(
+@_post(
     "/subscriptions",
-    operation_id="subscription_create",
-    summary="Create a named subscription: a consumer's filter and its acknowledged position",
+    "subscription_create",
+    "Create a named subscription: a consumer's filter and its acknowledged position",
     status_code=201,
     response_model=SubscriptionOut,
-    responses=_ERRORS,
+    key_parameter=True,
 )
 async def subscription_create(
     request: Request,
@@ -384,13 +379,11 @@ async def subscription_create(
     return await run_in_threadpool(_run, create)
 
 
-@router.get(
+@_get(
     "/subscriptions",
-    operation_id="subscription_list",
-    summary="Every subscription, with its acknowledged position and its lag behind the log",
+    "subscription_list",
+    "Every subscription, with its acknowledged position and its lag behind the log",
     response_model=list[SubscriptionOut],
-    responses=_ERRORS,
-    dependencies=[Depends(require("subscription_list"))],
 )
 def subscription_list(request: Request) -> Any:
     state = _state(request)
@@ -398,11 +391,12 @@ def subscription_list(request: Request) -> Any:
     return [subs.described(s, head) for s in state.subscriptions.all()]
 
 
-@router.get(
+@_get(
     "/subscriptions/{name}/events",
-    operation_id="subscription_events",
-    summary="A subscription's events after its acknowledged position (JSON page or SSE)",
+    "subscription_events",
+    "A subscription's events after its acknowledged position (JSON page or SSE)",
     responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
+    key_parameter=True,
 )
 async def subscription_events(
     request: Request,
@@ -418,13 +412,11 @@ async def subscription_events(
                                       last_event_id)  # fmt: skip
 
 
-@router.post(
+@_post(
     "/subscriptions/{name}/ack",
-    operation_id="subscription_ack",
-    summary="Acknowledge a subscription's events up to a position (it only moves forward)",
+    "subscription_ack",
+    "Acknowledge a subscription's events up to a position (it only moves forward)",
     response_model=SubscriptionOut,
-    responses=_ERRORS,
-    dependencies=[Depends(require("subscription_ack"))],
 )
 async def subscription_ack(request: Request, name: Name, body: AckIn) -> Any:
     state = _state(request)
@@ -438,13 +430,11 @@ async def subscription_ack(request: Request, name: Name, body: AckIn) -> Any:
     return await run_in_threadpool(_run, ack)
 
 
-@router.delete(
+@_delete(
     "/subscriptions/{name}",
-    operation_id="subscription_delete",
-    summary="Delete a subscription (its consumer's position is forgotten)",
+    "subscription_delete",
+    "Delete a subscription (its consumer's position is forgotten)",
     status_code=204,
-    responses=_ERRORS,
-    dependencies=[Depends(require("subscription_delete"))],
 )
 async def subscription_delete(request: Request, name: Name) -> Response:
     await run_in_threadpool(_run, subs.delete, _state(request).subscriptions, name)

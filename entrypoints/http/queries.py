@@ -10,12 +10,13 @@ import copy
 import threading
 from collections.abc import Callable
 from datetime import date
+from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 
 from adapters.settings import Settings
-from entrypoints.http.auth import require
+from entrypoints.http.auth import endpoint
 from entrypoints.http.command_routes import ERRORS, TableId
 from entrypoints.http.errors import ApiProblem, ErrorBody
 from entrypoints.http.models import (
@@ -34,6 +35,8 @@ router = APIRouter(tags=["queries"])
 T = TypeVar("T")
 READ_ERRORS: dict[int | str, dict[str, Any]] = {code: ERRORS[code] for code in (401, 403, 422)}
 READ_ERRORS[404] = {"model": ErrorBody, "description": "no such table or round"}
+#: Each endpoint's decorator: its operationId names its right (``auth.endpoint``).
+_get = partial(endpoint, router.get, responses=READ_ERRORS)
 
 
 def service_of(request: Request) -> TableService:
@@ -57,25 +60,21 @@ def _opened_table(service: TableService, table_id: str) -> Any:
     return state
 
 
-@router.get(
+@_get(
     "/tables/{table_id}",
-    operation_id="table_state",
-    summary="The table's state: seats, balances, totals and the live round",
+    "table_state",
+    "The table's state: seats, balances, totals and the live round",
     response_model=TableOut,
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("table_state"))],
 )
 def table_state(request: Request, table_id: TableId) -> Any:
     return table_out(_opened_table(service_of(request), table_id))
 
 
-@router.get(
+@_get(
     "/tables/{table_id}/events",
-    operation_id="table_events",
-    summary="The table's recorded events, in order, after a version",
+    "table_events",
+    "The table's recorded events, in order, after a version",
     response_model=list[TableEventOut],
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("table_events"))],
 )
 def table_events(
     request: Request,
@@ -104,13 +103,11 @@ def _table_event(record: Any, open_round: int | None) -> TableEventOut:
     return TableEventOut(**shown.model_dump(), redacted=redacted)
 
 
-@router.get(
+@_get(
     "/tables/{table_id}/decks",
-    operation_id="table_decks",
-    summary="The table's decks: each one's chain of custody (R20)",
+    "table_decks",
+    "The table's decks: each one's chain of custody (R20)",
     response_model=list[dict[str, Any]],
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("table_decks"))],
 )
 def table_decks(request: Request, table_id: TableId) -> Any:
     """Each deck's record: seal, package, inspection, shuffler receipt, the rounds dealt from it,
@@ -123,13 +120,7 @@ def table_decks(request: Request, table_id: TableId) -> Any:
 RoundNumber = Annotated[int, Path(ge=1, le=2**62)]
 
 
-@router.get(
-    "/tables",
-    operation_id="tables",
-    summary="Every table, open or closed, with its gaming day, House Way and status",
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("tables"))],
-)
+@_get("/tables", "tables", "Every table, open or closed, with its gaming day, House Way and status")
 def tables(request: Request) -> list[dict[str, Any]]:
     """From the books projection: ``status`` is ``open`` or ``closed`` (the gaming day's
     closer recorded); ``gaming_day`` is null for a table opened without an opener (no books)."""
@@ -184,12 +175,10 @@ def _rounds(request: Request, table_id: str, **where: Any) -> list[Any]:
     return projections_of(request).read(query)
 
 
-@router.get(
+@_get(
     "/tables/{table_id}/rounds/{round}",
-    operation_id="round_recall",
-    summary="Game recall: one round as recorded (cards, bets, hands, results)",
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("round_recall"))],
+    "round_recall",
+    "Game recall: one round as recorded (cards, bets, hands, results)",
 )
 def round_recall(request: Request, table_id: TableId, round: RoundNumber) -> dict[str, Any]:
     found = _rounds(request, table_id, round_number=round)
@@ -199,12 +188,10 @@ def round_recall(request: Request, table_id: TableId, round: RoundNumber) -> dic
     return record
 
 
-@router.get(
+@_get(
     "/tables/{table_id}/rounds",
-    operation_id="round_history",
-    summary="Game recall: the last rounds, optionally where a seat or a player had action",
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("round_history"))],
+    "round_history",
+    "Game recall: the last rounds, optionally where a seat or a player had action",
 )
 def round_history(
     request: Request,
@@ -217,12 +204,10 @@ def round_history(
     return [r.to_dict() for r in found]
 
 
-@router.get(
+@_get(
     "/players/{player_id}/ratings",
-    operation_id="player_ratings",
-    summary="A player's ratings: time, rounds, average bets, buy-ins, actual and theo win",
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("player_ratings"))],
+    "player_ratings",
+    "A player's ratings: time, rounds, average bets, buy-ins, actual and theo win",
 )
 def player_ratings(
     request: Request,
@@ -254,12 +239,10 @@ ReportView = Literal[
 ]
 
 
-@router.get(
+@_get(
     "/reports",
-    operation_id="reports",
-    summary="Reports: accounting per gaming day, bankroll, house result, banker rotation",
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("reports"))],
+    "reports",
+    "Reports: accounting per gaming day, bankroll, house result, banker rotation",
 )
 def reports(
     request: Request,
@@ -344,12 +327,10 @@ def verify_live(
         source.close()
 
 
-@router.get(
+@_get(
     "/audit/verify",
-    operation_id="audit_verify",
-    summary="Audit a range: the chain, procedure, rules and money re-derived by the core",
-    responses=READ_ERRORS,
-    dependencies=[Depends(require("audit_verify"))],
+    "audit_verify",
+    "Audit a range: the chain, procedure, rules and money re-derived by the core",
 )
 def audit_verify(
     request: Request,

@@ -1,11 +1,15 @@
 """How one table command is described for HTTP (``CommandRoute``): its path, operationId, body
 model and how the body becomes a core command. ``command_routes.ROUTES`` lists them; the command
-door (``command_door.py``) and the documented FastAPI routes are both built from that list."""
+door (``command_door.py``) and the documented FastAPI routes are both built from that list.
+
+Most bodies carry their command's fields under the command's own names: such a route names the
+command's class and the body's fields are copied (``copied``); a route whose command takes
+something else (the table id, a default time, a tuple) gives its own builder."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -42,9 +46,29 @@ class CommandRoute:
     signed: Signed | None = None
 
 
+def copied(make: type[c.Command], body: Any) -> Builder:
+    """Builds ``make`` from each of its fields the body has under the same name, with the actor
+    and the time; the body's other fields (``expected_version``) are not the command's."""
+    names = tuple(f.name for f in fields(make) if f.name in body.model_fields and f.init)
+
+    def build(_table: str, b: Any, actor: Actor, at: datetime) -> c.Command:
+        return make(**{name: getattr(b, name) for name in names}, actor=actor, at=at)
+
+    return build
+
+
 def route(
-    path: str, operation: str, summary: str, body: Any, build: Builder, doc: str | None = None
+    path: str,
+    operation: str,
+    summary: str,
+    body: Any,
+    build: Builder | type[c.Command],
+    doc: str | None = None,
 ) -> CommandRoute:
+    """``build``: the command's class when the body carries its fields (``copied``), else how the
+    body becomes the command."""
+    if isinstance(build, type):
+        build = copied(build, body)
     return CommandRoute(path, operation, summary, body, True, build, doc=doc)
 
 

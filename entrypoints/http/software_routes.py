@@ -15,23 +15,19 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from entrypoints.http.auth import require
-from entrypoints.http.errors import ApiProblem, ErrorBody
+from entrypoints.http.auth import endpoint, require
+from entrypoints.http.errors import error_docs, refused
 from service_layer import software_versions
 from service_layer.change_control import authorise
 from service_layer.operators.keys import ApiKey
 from table_core.ports import Actor
 
 router = APIRouter(tags=["service"])
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": text}
-    for code, text in (
-        (401, "no API key, or an unknown one"),
-        (403, "only the floor authorises a software version"),
-        (409, "the digest is the one the log already runs"),
-        (422, "not a digest (a version label), or an empty reason"),
-    )
-}
+_ERRORS = error_docs(
+    (403, "only the floor authorises a software version"),
+    (409, "the digest is the one the log already runs"),
+    (422, "not a digest (a version label), or an empty reason"),
+)
 
 
 class VersionIn(BaseModel):
@@ -56,17 +52,17 @@ def _authorise(store: Any, body: VersionIn, actor: Actor, now: Any) -> dict[str,
         digest = body.digest if body.digest is not None else body.version
         return authorise(store, digest or "", body.reason, actor, now)
     except software_versions.VersionAuthorisationError as error:
-        code = {403: "forbidden", 409: "conflict"}.get(error.status, "invalid_request")
-        raise ApiProblem(error.status, code, str(error)) from None
+        raise refused(error.status, str(error)) from None
 
 
-@router.post(
+@endpoint(
+    router.post,
     "/service/software-versions",
-    operation_id="software_version_authorise",
-    summary="Authorise a release's code (its digest) to run, with a reason, before it runs "
-    "(R5/R19)",
+    "software_version_authorise",
+    "Authorise a release's code (its digest) to run, with a reason, before it runs (R5/R19)",
     status_code=201,
     responses=_ERRORS,
+    key_parameter=True,
 )
 async def software_version_authorise(
     request: Request,
