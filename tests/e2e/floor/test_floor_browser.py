@@ -236,14 +236,15 @@ def test_the_floor_in_a_browser(server: tuple[str, dict[str, str]], browser: Any
         ),
     )
 
-    # Sign in, the pit: the table, open, its House Way, two players seated.
+    # Sign in, the pit: the table, open, its House Way (a built-in, no file installed), two
+    # players seated.
     browser.get(f"{base}/floor/signin")
     shot(browser, "01-signin")
     sign_in(browser, base, tokens["floor"])
     wait.until(lambda d: d.current_url.endswith("/floor/pit"))
     row = browser.find_element(By.CSS_SELECTOR, f'#pit tr[data-table="{TABLE}"]')
     cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-    assert cells[:5] == [TABLE, "open", "fr", "commission", "2"]
+    assert cells[:6] == [TABLE, "open", "fr", "built-in", "commission", "2"]
     shown = {c.get_attribute("data-k"): c.text for c in row.find_elements(By.TAG_NAME, "td")}
     # The books' day; the tray: the opener less the chips sold; the drop: the cash bought in.
     assert (shown["gaming_day"], shown["tray"], shown["drop"]) == (day, "4,700.00", "300.00")
