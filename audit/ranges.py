@@ -96,7 +96,7 @@ class RangeAudit(TableAudit):
         state = self.__dict__.copy()
         state["out"] = None  # what this range found stays with it
         state["in_range"] = None  # a closure: each worker has its own (forked)
-        # R20's counts are made by the decisions, each range its own (summed in ``_merge``):
+        # R20's counts are made by the decisions, each range its own (summed in ``merge_ranges``):
         # the next range starts from none, whatever of this range was decided already.
         state["custody_ok"], state["before_custody"] = 0, []
         return state
@@ -260,7 +260,7 @@ class TablesInProcesses:
             progress(len(self.received))
         for worker in self.workers:
             worker.join()
-        return _merge(list(self.routes), self.received)
+        return merge_ranges(list(self.routes), self.received)
 
     def close(self) -> None:
         for worker in self.workers:
@@ -268,7 +268,7 @@ class TablesInProcesses:
                 worker.terminate()
 
 
-def _merge(tables: list[str], received: list[tuple[Any, ...]]) -> TablesResult:
+def merge_ranges(tables: list[str], received: list[tuple[Any, ...]]) -> TablesResult:
     """The ranges' results as one process gives them: each table's findings in log order (its
     ranges in turn, the differences put into words here), every table's closing findings after
     every table's running ones, tables in the order they first appear in the log."""
