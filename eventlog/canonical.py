@@ -18,7 +18,6 @@ Times are UTC, ISO 8601 with microseconds and a ``Z``: ``2025-01-31T20:15:00.000
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 from hashlib import sha256
 from json.encoder import encode_basestring_ascii
@@ -109,33 +108,14 @@ def load_payload(text: str) -> dict[str, Any]:
     return value
 
 
-#: A number with a fraction or an exponent where canonical JSON puts a value (right after ``:``,
-#: ``,`` or ``[``): a float, which orjson would read. It may match inside a string too; such a
-#: text is read by the standard library, the definition (only slower).
-_FLOAT_TOKEN = re.compile(r"[:,\[]-?[0-9]+[.eE]")
-
-
 def parse_payload(text: str) -> dict[str, Any]:
     """The payload object of stored text; raises ``NotCanonical`` if it is not canonical."""
-    if _fast_loads is not None and type(text) is str and _FLOAT_TOKEN.search(text) is None:
-        # The audit's hottest check, once a stored event: read with orjson (no float in it, the
-        # search above says) and written again, equal bytes of printable ASCII without an
-        # escape are the canonical form of the same value the standard library reads.
-        try:
-            fast = _fast_loads(text)
-        except ValueError:  # a lone surrogate, an int beyond 64 bits: the careful path
-            fast = None
-        if type(fast) is dict:
-            written: bytes = _fast_dumps(fast, option=_SORTED)
-            printable = written.isascii() and b"\\" not in written and b"\x7f" not in written
-            if printable and written == text.encode("utf-8", "surrogatepass"):
-                return fast
     value = load_payload(text)  # the standard library's decoder: it refuses floats and NaN
     if _fast_dumps is not None:
-        # orjson writes the canonical text of what the store holds ten times faster
-        # (``canonical_bytes``' guard: printable ASCII, no escape). Equal bytes are the
-        # canonical form; anything else is judged by the standard library's text, the
-        # definition, as before.
+        # The audit's hottest check, once a stored event: orjson writes the canonical text of
+        # what the store holds ten times faster (``canonical_bytes``' guard: printable ASCII, no
+        # escape). Equal bytes are the canonical form; anything else is judged by the
+        # standard library's text, the definition, as before.
         try:
             data: bytes = _fast_dumps(value, option=_SORTED)
         except TypeError:
