@@ -163,6 +163,8 @@ def _take(
             plan.numbers[table].append(number)
     if checkpoints != ranges.checkpoint_count:
         return None  # a checkpoint outside the log's positions: a finding
+    if progress is not None:
+        progress(checkers.count)
     for table, number in plan.last.items():
         inboxes[number % jobs].put(("end", table, number, None, None))
     for inbox in inboxes:

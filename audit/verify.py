@@ -109,8 +109,6 @@ def verify_log(
         checkers.duties,
     )
     count = checkers.count
-    if progress is not None:
-        progress(count)
     integrity.finish()
     sealing, tail = _sealing(integrity, seal, integrity.checkpoints_total, allow_unsealed_tail)
     closing = source.after(integrity.heads)
@@ -165,6 +163,8 @@ def _one_pass(
     c = checkers
     try:
         c.count = _pass(source, c.integrity, tables, c.table, progress, c.seal, c.clock, c.duties)
+        if progress is not None:
+            progress(c.count)
         if isinstance(tables, TablesInProcesses):
             ranges = None if stage is None else stage("re-deriving ranges", tables.ranges)
             return tables.finish(ranges)
