@@ -201,29 +201,43 @@ def _collect(results: Any, workers: list[Any]) -> tuple[Any, ...]:
 def _rows(
     checked: RangeChecked, checkers: Checkers, progress: Callable[[int], None] | None
 ) -> None:
-    """The stretch's rows through the checks that follow the log in order, as ``audit.verify``'s
-    pass runs them on rows the chain found clean."""
+    """The stretch's rows (all of them clean: the stretch holds) through the checks that follow
+    the log in order."""
     seal, clock, duties, table = checkers.seal, checkers.clock, checkers.duties, checkers.table
-    in_round, mark = IN_ROUND, seal.table_mark
     count = checkers.count
     for row, payload in checked.thin:
         count += 1
         if progress is not None and count % _PROGRESS_EVERY == 0:
             progress(count)
-        stream = row[1]
-        if stream == SYSTEM_STREAM:
-            seal.system(row)
-            if duties is not None and payload is not None:
-                duties.system_row(row, payload)
-            if clock is not None:
-                clock.system_row(row)
-            continue
-        seal.last_table = row[0]
-        if row[3] not in in_round:
-            mark(row, payload)
-        if type(stream) is str and (table is None or stream == table):
-            if clock is not None:
-                clock.table_row(row)
-            if duties is not None:
-                duties.table_row(row, payload)
+        follow_row(row, payload, True, seal, clock, duties, table)
     checkers.count = count
+
+
+def follow_row(
+    row: Sequence[Any],
+    payload: dict[str, Any] | None,
+    clean: bool,
+    seal: Seal,
+    clock: ClockRule | None,
+    duties: SystemDuties | None,
+    table: str | None,
+) -> None:
+    """A row through the checks that follow the log in order: sealing (``audit.seal``), the clock
+    rule (R4) and the duties across streams, on the rows the chain found clean (``clean``; a
+    system row: and read as a system event). ``audit.verify``'s pass and the stretches' alike."""
+    stream = row[1]
+    if stream == SYSTEM_STREAM:
+        seal.system(row)
+        if clean and duties is not None and payload is not None:
+            duties.system_row(row, payload)
+        if clock is not None:
+            clock.system_row(row)
+        return
+    seal.last_table = row[0]
+    if row[3] not in IN_ROUND:
+        seal.table_mark(row, payload)
+    if clean and type(stream) is str and (table is None or stream == table):
+        if clock is not None:  # a row out of place is the chain's finding alone
+            clock.table_row(row)
+        if duties is not None:
+            duties.table_row(row, payload)

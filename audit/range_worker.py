@@ -12,14 +12,12 @@ it decides: the main process takes the stretches in order, and the states wait o
 from __future__ import annotations
 
 import gc
-import pickle
-import queue
 import traceback
 from collections import deque
 from typing import Any
 
 from audit.range_chain import check_range
-from audit.ranges import _BATCH, _PENDING, RangeAudit, _Task, _Worker
+from audit.ranges import _BATCH, RangeAudit, _Task, _Worker
 from audit.sources import LogRanges
 from audit.tables import InRange
 from table_core.ports import Upcasters
@@ -42,55 +40,32 @@ class RangeReader(_Worker):
         super().__init__(index, inboxes, _NoCredits(), results, in_range, upcasters)
         self.ranges, self.table = ranges, table
         self.to_read: deque[tuple[Any, ...]] = deque()
-        self.next_number: dict[tuple[str, int], int | None] = {}
+        self.next_number: dict[tuple[str, int], int] = {}
 
-    def run(self) -> None:
-        while not (self.stopping and not self.tasks and not self.to_read):
-            if not self._step():
-                self._take(self.inbox.get())
-            while True:
-                try:
-                    self._take(self.inbox.get_nowait())
-                except queue.Empty:
-                    break
+    def _finished(self) -> bool:
+        return super()._finished() and not self.to_read
+
+    def _next_range(self, key: tuple[str, int]) -> int:
+        return self.next_number.pop(key)
 
     def _take(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
-        if kind == "stop":
-            self.stopping = True
-            return
         if kind == "read":
             self.to_read.append(message[1:])
-            return
-        key = (message[1], message[2])
-        task = self.tasks.setdefault(key, _Task())
-        if kind == "end":  # where this range's state goes: (worker, stretch), or None: closed
-            task.ended, task.following = True, message[3]
-            self.next_number[key] = message[4]
-        elif kind == "fresh":
-            task.audit = RangeAudit(message[1], self.in_range)
-        else:  # "state": the audit state where this range starts, from the range before
-            task.audit = pickle.loads(message[3])
-            task.audit.in_range, task.audit.out = self.in_range, []
+        elif kind == "fresh":  # the table's first range
+            self.tasks.setdefault((message[1], message[2]), _Task()).audit = RangeAudit(
+                message[1], self.in_range
+            )
+        else:  # where this range's state goes: (worker, stretch), or None: the table closed
+            if kind == "end" and message[3] is not None:
+                self.next_number[(message[1], message[2])] = message[4]
+            super()._take(message)
 
-    def _step(self) -> bool:
-        tasks = self.tasks
-        for key, task in tasks.items():
-            if task.folded:
-                self._hand_on(key, task)
-                return True
-        if sum(task.waiting for task in tasks.values()) < _PENDING:
-            for task in tasks.values():
-                if task.audit is not None and not task.handed and task.ready:
-                    self._fold(task)
-                    return True
-        if self.to_read and len({k[1] for k, t in tasks.items() if t.ready}) < _AHEAD:
+    def _ahead(self) -> bool:
+        """A stretch read, while fewer than ``_AHEAD`` wait to be folded."""
+        if self.to_read and len({k[1] for k, t in self.tasks.items() if t.ready}) < _AHEAD:
             self._read()
             return True
-        for key, task in tasks.items():
-            if task.waiting or task.handed:
-                self._decide(key, task)
-                return True
         return False
 
     def _read(self) -> None:
@@ -104,20 +79,6 @@ class RangeReader(_Worker):
             task = self.tasks.setdefault((table, number), _Task())
             task.ready.extend(rows[i : i + _BATCH] for i in range(0, len(rows), _BATCH))
         self.results.put(("chain", number, checked))
-
-    def _hand_on(self, key: tuple[str, int], task: _Task) -> None:
-        audit = task.audit
-        assert audit is not None
-        if task.following is not None:
-            state = pickle.dumps(audit, protocol=pickle.HIGHEST_PROTOCOL)
-            number = self.next_number.pop(key)
-            self.inboxes[task.following].put(("state", key[0], number, state))
-        else:
-            self.next_number.pop(key, None)
-            task.finish_at = len(audit.out)
-            audit.finish()
-            task.final = (audit.rounds_checked, audit.unchecked, audit.money())
-        task.handed = True
 
 
 def run_worker(index: int, inboxes: list[Any], results: Any, in_range: InRange,

@@ -29,7 +29,7 @@ from audit.clock import ClockRule
 from audit.findings import AuditReport, Finding
 from audit.range_chain import system_event
 from audit.ranges import RANGE_ROWS, TablesInProcesses
-from audit.seal import IN_ROUND, Seal, describe
+from audit.seal import Seal, describe
 from audit.sources import LogSource
 from audit.system_duties import SystemDuties
 from audit.tables import Envelope, InRange, Tables, TablesResult
@@ -277,8 +277,7 @@ def _pass(
     send = tables.row
     envelope = Envelope()
     count = 0
-    in_round = IN_ROUND
-    mark = seal.table_mark
+    follow = position_ranges.follow_row
     for row in source.rows:
         count += 1
         known = len(findings)
@@ -287,23 +286,13 @@ def _pass(
             progress(count)
         stream = row[1]
         if stream == SYSTEM_STREAM:
-            seal.system(row)
             checked = payload is not None and system_event(row, payload, integrity, envelope)
-            if checked and duties is not None and payload is not None:
-                duties.system_row(row, payload)
-            if clock is not None:
-                clock.system_row(row)
+            follow(row, payload, checked, seal, clock, duties, table)
             continue
-        seal.last_table = row[0]
-        if row[3] not in in_round:
-            mark(row, payload)
+        clean = len(findings) == known
         if type(stream) is str and (table is None or stream == table):
-            clean = len(findings) == known
             send(row, payload, clean)
-            if clock is not None and clean:  # a row out of place is the chain's finding alone
-                clock.table_row(row)
-            if duties is not None and clean:
-                duties.table_row(row, payload)
+        follow(row, payload, clean, seal, clock, duties, table)
     return count
 
 
