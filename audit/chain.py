@@ -37,7 +37,7 @@ from typing import Any
 
 from audit.anchored import Reach
 from audit.findings import Finding
-from eventlog.canonical import NotCanonical, load_payload
+from audit.row_reading import payload_of, row_finding, value_at
 from eventlog.keys import checkpoint_signature_holds, key_id, rotation_signature_holds
 from eventlog.system_events import SYSTEM_STREAM
 from eventlog.verifier import ChainVerificationError, ChainVerifier
@@ -196,13 +196,13 @@ class Integrity:
             chain.heads[row[1]] = head
 
     def _record(self, finding: ChainFinding, row: Sequence[Any]) -> None:
-        stream, version = _at(row, 1, str), _at(row, 2, int)
-        found = f"table {stream} v{version} {_at(row, 3, str)}"
+        stream, version = value_at(row, 1, str), value_at(row, 2, int)
+        found = f"table {stream} v{version} {value_at(row, 3, str)}"
         if finding.problem == "sequence" and finding.stream_id is None:
             message = (
                 f"global position {finding.position} is missing or out of place: the next "
-                f"event recorded is position {_at(row, 0, int)} ({found}); an event was removed "
-                "or moved"
+                f"event recorded is position {value_at(row, 0, int)} ({found}); an event was "
+                "removed or moved"
             )
             stream = version = None
         elif finding.problem == "sequence" and finding.stream_id is not None:
@@ -222,7 +222,7 @@ class Integrity:
                 position=finding.position,
                 stream_id=stream,
                 version=version,
-                event_type=None if stream is None else _at(row, 3, str),
+                event_type=None if stream is None else value_at(row, 3, str),
             )
         )
 
@@ -401,6 +401,27 @@ class Integrity:
             )
         )
 
+    @property
+    def pending_checkpoint(self) -> bool:
+        """A checkpoint or witnessed head given and not yet met by the rows."""
+        return self._ahead is not None or self._wnext < self.witnessed
+
+    def joined(self, other: Any) -> None:
+        """A stretch checked apart (``audit.range_chain``), its links agreed: its checkpoints,
+        sealing, keys and witness counted as if its rows had been checked here."""
+        self._next += other.checkpoints
+        self.checkpoints_checked += other.checkpoints
+        if other.sealed:
+            self._last = other.sealed
+            self.sealed, self.unsealed = other.sealed, other.unsealed
+            self.unsealed_from = other.unsealed_from
+        elif other.unsealed:
+            self.unsealed_from = self.unsealed_from if self.unsealed else other.unsealed_from
+            self.unsealed += other.unsealed
+        self._key, self._key_in_force = other.key, other.key_in_force
+        self.keys_followed += other.keys_followed
+        self._wnext += other.witnessed
+
     def finish(self) -> list[Finding]:
         """After the last row: checkpoints beyond the end mean the tail of the log was removed;
         a log that starts after position 1 needs the ``range_purged`` event of its purge (R18)."""
@@ -460,33 +481,3 @@ class Integrity:
     @property
     def heads(self) -> dict[str, tuple[int, str]]:
         return self.chain.heads
-
-
-def row_finding(row: Sequence[Any], clause: str, message: str) -> Finding:
-    """An integrity finding about one row (its payload's schema, its envelope…)."""
-    return Finding(
-        kind="integrity",
-        clause=clause,
-        message=message,
-        position=_at(row, 0, int),
-        stream_id=_at(row, 1, str),
-        version=_at(row, 2, int),
-        event_type=_at(row, 3, str),
-    )
-
-
-def _at(row: Sequence[Any], index: int, kind: type) -> Any:
-    try:
-        value = row[index]
-    except (IndexError, TypeError):
-        return None
-    return value if type(value) is kind else None
-
-
-def payload_of(row: Sequence[Any]) -> dict[str, Any] | None:
-    """A failing row's payload, when it still reads, so the table can still be followed."""
-    try:
-        text = row[5]
-        return load_payload(text) if isinstance(text, str) else None
-    except (NotCanonical, IndexError, TypeError):
-        return None

@@ -19,10 +19,10 @@ import copy
 import time
 from typing import Any
 
-from audit.chain import payload_of
 from audit.findings import Finding
 from audit.follow_journal import FollowState
 from audit.follow_log import LiveLog
+from audit.row_reading import payload_of
 from audit.seal import IN_ROUND, Seal
 from eventlog.system_events import SYSTEM_STREAM
 

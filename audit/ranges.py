@@ -1,11 +1,10 @@
 """``--jobs N``: the tables' side of a verification spread over N worker processes, by RANGES of
 each table's rows, so that one busy table gains as much as many quiet ones (issue 22).
 
-The main process reads the log and checks the chain (``audit.chain``, once, in log order) and
-cuts each table's rows into ranges of about ``range_rows`` rows; the ranges go to the workers in
-turn. A range's re-derivation needs only the table's audit state where it starts, and that state
-is what folding the rows before it gives; folding is half the work of a row and deciding the
-other half, so each range is done in two steps by the worker that owns it:
+The main process reads the log, checks the chain (``audit.chain``) and cuts each table's rows
+into ranges of about ``range_rows`` rows, dealt to the workers in turn (``audit.position_ranges``
+reuses the workers' loop). A range needs the table's audit state where it starts, what folding
+the rows before it gives; so each range is done in two steps by the worker that owns it:
 
 1. **fold**: every row fed to the table's audit (``audit.tables.feed``: parsed, checked against
    its row, folded, posted to the ledger and the books) with each ``decide`` put aside, together
@@ -14,14 +13,10 @@ other half, so each range is done in two steps by the worker that owns it:
    of the next range, which can start folding at once;
 2. **decide**: the commands put aside are decided again on their states, as one process would.
 
-Only the folds are in sequence (one table's ranges hand their state on); the decisions of
-different ranges run side by side. No row is folded or decided twice.
-
-The findings are exactly those of one process, in the same order: each range keeps its
-findings and its put-aside decisions in the order one process meets them; a difference between
-the recorded and the decided events is put into words (``TableAudit._compare``) back in the main
-process, in log order, because a difference repeated across the table is reported once
-(``_repeated``) wherever its ranges were decided.
+Only the folds are in sequence. The findings are exactly one process's, in the same order: each
+range keeps its findings and put-aside decisions in the order one process meets them; a difference
+between recorded and decided events is put into words (``TableAudit._compare``) in the main
+process, in log order: repeated across a table, it is reported once (``_repeated``).
 """
 
 from __future__ import annotations
@@ -96,7 +91,7 @@ class RangeAudit(TableAudit):
         state = self.__dict__.copy()
         state["out"] = None  # what this range found stays with it
         state["in_range"] = None  # a closure: each worker has its own (forked)
-        # R20's counts are made by the decisions, each range its own (summed in ``_merge``):
+        # R20's counts are made by the decisions, each range its own (summed in ``merge_ranges``):
         # the next range starts from none, whatever of this range was decided already.
         state["custody_ok"], state["before_custody"] = 0, []
         return state
@@ -260,7 +255,7 @@ class TablesInProcesses:
             progress(len(self.received))
         for worker in self.workers:
             worker.join()
-        return _merge(list(self.routes), self.received)
+        return merge_ranges(list(self.routes), self.received)
 
     def close(self) -> None:
         for worker in self.workers:
@@ -268,7 +263,7 @@ class TablesInProcesses:
                 worker.terminate()
 
 
-def _merge(tables: list[str], received: list[tuple[Any, ...]]) -> TablesResult:
+def merge_ranges(tables: list[str], received: list[tuple[Any, ...]]) -> TablesResult:
     """The ranges' results as one process gives them: each table's findings in log order (its
     ranges in turn, the differences put into words here), every table's closing findings after
     every table's running ones, tables in the order they first appear in the log."""
@@ -354,7 +349,7 @@ class _Worker:
         self.stopping = False
 
     def run(self) -> None:
-        while not (self.stopping and not self.tasks):
+        while not self._finished():
             if not self._step():
                 self._take(self.inbox.get())  # nothing to do: wait for rows or a state
             while True:  # everything already waiting, before the next piece of work
@@ -362,6 +357,12 @@ class _Worker:
                     self._take(self.inbox.get_nowait())
                 except queue.Empty:
                     break
+
+    def _finished(self) -> bool:
+        return self.stopping and not self.tasks
+
+    def _next_range(self, key: tuple[str, int]) -> int:  # the range its state goes to
+        return key[1] + 1
 
     def _take(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
@@ -381,10 +382,8 @@ class _Worker:
 
     def _step(self) -> bool:
         """One piece of work; False when there is none. In order: a range folded is handed on
-        (another worker waits on it); rows folded (the table's next range waits on them), unless
-        too many decisions are put aside already; rows parsed ahead for a range still waiting
-        for its state (parsing needs no state: only folding is in sequence); decisions, also
-        those of a range still folding (a table's last range stays open to the log's end)."""
+        (another worker waits on it); rows folded, unless too many decisions are put aside
+        already; work ahead (``_ahead``); decisions, also of a range still folding."""
         tasks = self.tasks
         for key, task in tasks.items():
             if task.folded:
@@ -395,13 +394,19 @@ class _Worker:
                 if task.audit is not None and not task.handed and (task.ready or task.raw):
                     self._fold(task)
                     return True
-        for task in tasks.values():
-            if task.audit is None and task.raw:
-                task.ready.append(self._prepare(task.raw.pop(0)))
-                return True
+        if self._ahead():
+            return True
         for key, task in tasks.items():
             if task.waiting or task.handed:
                 self._decide(key, task)
+                return True
+        return False
+
+    def _ahead(self) -> bool:
+        """Rows parsed ahead for a range still waiting for its state (parsing needs none)."""
+        for task in self.tasks.values():
+            if task.audit is None and task.raw:
+                task.ready.append(self._prepare(task.raw.pop(0)))
                 return True
         return False
 
@@ -436,7 +441,7 @@ class _Worker:
         assert audit is not None
         if task.following is not None:
             state = pickle.dumps(audit, protocol=pickle.HIGHEST_PROTOCOL)
-            self.inboxes[task.following].put(("state", key[0], key[1] + 1, state))
+            self.inboxes[task.following].put(("state", key[0], self._next_range(key), state))
         else:
             task.finish_at = len(audit.out)
             audit.finish()
@@ -470,9 +475,8 @@ class _Worker:
                 ("range", key[0], key[1], task.out, audit.custody_ok, audit.before_custody,
                  task.out_closing, task.final)
             )  # fmt: skip
-            # The audit refers to itself (its report is its own method, and its books'): a
-            # cycle only the collector would free, which runs rarely here (below). Emptied, the
-            # range's audit and every state it held go at once.
+            # The audit refers to itself (its report, its books'): a cycle the collector, rare
+            # here (below), would free late. Emptied, it and every state it held go at once.
             audit.__dict__.clear()
 
     @staticmethod

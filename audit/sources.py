@@ -25,7 +25,13 @@ from sqlalchemy.engine import URL, make_url
 
 from audit.findings import Finding
 from eventlog.keys import key_paths, load_public_key, public_half, read_private_key_file
-from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY
+from eventlog.query import (
+    CHECKPOINT_QUERY,
+    CHECKPOINT_RANGE_QUERY,
+    LOG_BOUNDS_QUERY,
+    LOG_QUERY,
+    LOG_RANGE_QUERY,
+)
 from table_core.ports import StoreError
 
 COUNT_UNPOSITIONED = (
@@ -67,6 +73,9 @@ class LogSource:
     sealed: Callable[[bytes | None], list[Finding]] | None = None
     #: What the source carries that nothing covers, for the report to say.
     not_covered: list[str] = field(default_factory=list)
+    #: A database's own reader of stretches of positions, for worker processes that read their
+    #: rows themselves in the same snapshot (``audit.position_ranges``); None: only ``rows``.
+    ranges: LogRanges | None = None
 
 
 def log_url(url: str | URL) -> URL:
@@ -151,6 +160,50 @@ def connect(url: str | URL) -> tuple[Any, str, str]:
     raise AuditUsageError(f"the audit reads sqlite or postgresql databases, not {shown}")
 
 
+class LogRanges:
+    """A database's stretches of positions, read by a worker process through a connection of
+    its own (opened in the worker, after the fork) in the audit's snapshot: SQLite's file
+    read-only (its rows are never rewritten by the store: append-only), PostgreSQL's exported
+    snapshot of the audit's REPEATABLE READ transaction (``SET TRANSACTION SNAPSHOT``)."""
+
+    def __init__(
+        self,
+        bounds: Sequence[Any],
+        *,
+        sqlite_path: str | None = None,
+        postgres_url: URL | None = None,
+        snapshot: str | None = None,
+    ) -> None:
+        self.first, self.last, self.row_count, self.checkpoint_count = bounds
+        self._path, self._url, self._snapshot = sqlite_path, postgres_url, snapshot
+        self._connection: Any = None
+        self._mark = "?"
+
+    def _open(self) -> Any:
+        if self._connection is None:
+            if self._path is not None:
+                self._connection = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True)
+                self._connection.execute("BEGIN")
+            else:
+                assert self._url is not None and self._snapshot is not None
+                connection = _postgres_connection(self._url, probe=False)
+                connection.rollback()  # the snapshot is set first in a transaction
+                if not all(part.isalnum() for part in self._snapshot.split("-")):
+                    raise AuditUsageError(f"not a snapshot name: {self._snapshot!r}")
+                connection.execute(f"SET TRANSACTION SNAPSHOT '{self._snapshot}'")
+                self._connection, self._mark = connection, "%s"
+        return self._connection
+
+    def rows(self, first: int, last: int) -> Iterable[Sequence[Any]]:
+        connection = self._open()
+        return connection.execute(LOG_RANGE_QUERY.format(p=self._mark), (first, last))  # type: ignore[no-any-return]
+
+    def checkpoints(self, first: int, last: int) -> list[Sequence[Any]]:
+        connection = self._open()
+        query = CHECKPOINT_RANGE_QUERY.format(p=self._mark)
+        return [tuple(c) for c in connection.execute(query, (first, last)).fetchall()]
+
+
 # --- SQLite ----------------------------------------------------------------------------------
 
 
@@ -179,6 +232,7 @@ def _sqlite_connection(url: URL) -> sqlite3.Connection:
 
 def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
     connection = _sqlite_connection(url)
+    path = Path(url.database or "")
     try:
         total = connection.execute("SELECT count(*) FROM event_log").fetchone()[0]
         # Both streamed (a second cursor in the same snapshot): memory flat in the log's length.
@@ -195,6 +249,7 @@ def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
         total=total,
         after=lambda heads: _database_checks(connection, heads),
         close=connection.close,
+        ranges=LogRanges(connection.execute(LOG_BOUNDS_QUERY).fetchone(), sqlite_path=str(path)),
     )
 
 
@@ -266,7 +321,18 @@ def _postgres(url: URL, key: bytes | None, shown: str) -> LogSource:
         total=total,
         after=lambda heads: _database_checks(connection, heads),
         close=close,
+        ranges=_postgres_ranges(connection, url),
     )
+
+
+def _postgres_ranges(connection: Any, url: URL) -> LogRanges | None:
+    """The snapshot exported for the workers (a standby in recovery exports none: the log is then
+    read by the main process alone)."""
+    if connection.execute("SELECT pg_is_in_recovery()").fetchone()[0]:
+        return None
+    bounds = connection.execute(LOG_BOUNDS_QUERY).fetchone()
+    snapshot = connection.execute("SELECT pg_export_snapshot()").fetchone()[0]
+    return LogRanges(bounds, postgres_url=url, snapshot=str(snapshot))
 
 
 def postgres_session(url: str | URL) -> tuple[Any, str]:

@@ -46,11 +46,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from audit.chain import payload_of
 from audit.clock import ClockRule
 from audit.deck_repeats import DeckRepeats
 from audit.findings import Finding
 from audit.retention import RetentionDuty
+from audit.row_reading import payload_of
 from eventlog.code_identity import is_digest
 from eventlog.system_events import upcast_system
 

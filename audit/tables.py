@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.chain import payload_of, row_finding
 from audit.findings import Finding, TableMoney
 from audit.rederive import Meta, TableAudit
+from audit.row_reading import payload_of, row_finding
 from eventlog.canonical import format_time
 from eventlog.mapper import EventFormatError, parse_event
 from table_core.events import Event

@@ -23,17 +23,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pydantic import ValidationError
-
+from audit import position_ranges
 from audit.chain import Integrity
 from audit.clock import ClockRule
 from audit.findings import AuditReport, Finding
+from audit.range_chain import system_event
 from audit.ranges import RANGE_ROWS, TablesInProcesses
-from audit.seal import IN_ROUND, Seal, describe
+from audit.seal import Seal, describe
 from audit.sources import LogSource
 from audit.system_duties import SystemDuties
-from audit.tables import Envelope, Tables, first_line
-from eventlog.system_events import SYSTEM_STREAM, parse_system_event
+from audit.tables import Envelope, InRange, Tables, TablesResult
+from eventlog.system_events import SYSTEM_STREAM
 from table_core.ports import Upcasters
 
 Progress = Callable[[int], None]
@@ -72,9 +72,11 @@ def verify_log(
 ) -> AuditReport:
     """Audit every row of ``source``; the report holds every finding, in position order.
 
-    ``jobs`` above 1 re-derives the tables in that many worker processes, each table in ranges
-    of ``range_rows`` rows (``audit.ranges``; the chain is checked here); the findings are the
-    same. Every event must be sealed by a checkpoint that holds
+    ``jobs`` above 1 spreads the work over that many worker processes: on a database, every
+    row's work by stretches of ``range_rows`` positions (``audit.position_ranges``: the chain
+    and signatures too); elsewhere, or when the chain does not hold, the tables' side only, each
+    table in ranges of ``range_rows`` rows (``audit.ranges``; the chain checked here). The
+    findings are the same. Every event must be sealed by a checkpoint that holds
     (``audit.seal``; ``allow_unsealed_tail`` accepts rounds still in progress at the end), and
     every ``witness`` entry (position, head, signed_at, key_id, signature) must agree with the log.
 
@@ -82,37 +84,36 @@ def verify_log(
     ranges still being re-derived when the last row has been read.
     """
     started = time.perf_counter()
-    integrity = Integrity(
-        source.checkpoints, source.public_key, anchored=source.anchored, witness=witness
-    )
-    seal = Seal()
     in_range = round_range(first_round, last_round)
     if source.total is not None and source.total <= range_rows:
         jobs = 1  # one range of work: worker processes would only add their start-up
-    tables: Tables | TablesInProcesses = (
-        Tables(in_range, upcasters)
-        if jobs <= 1
-        else TablesInProcesses(jobs, in_range, upcasters, range_rows)
+    witness = list(witness)
+    spread = jobs > 1 and source.ranges is not None and not source.anchored
+    # Spread, the workers read the checkpoints of their stretches; the main process none.
+    checkers = _checkers(source, witness, table, () if spread else source.checkpoints)
+    result = None
+    if spread:
+        assert source.ranges is not None
+        result = position_ranges.run(
+            source.ranges, checkers, jobs, in_range, upcasters, witness, range_rows, progress,
+            stage,
+        )  # fmt: skip
+        if result is None:  # a finding in the chain: the one-process way words it
+            checkers = _checkers(source, witness, table, source.checkpoints)
+    if result is None:
+        result = _one_pass(source, checkers, jobs, in_range, upcasters, range_rows, progress, stage)
+    integrity, seal, clock, duties = (
+        checkers.integrity,
+        checkers.seal,
+        checkers.clock,
+        checkers.duties,
     )
-    clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
-    duties = None if source.anchored else SystemDuties(clock)
-    try:
-        count = _pass(source, integrity, tables, table, progress, seal, clock, duties)
-        if progress is not None:
-            progress(count)
-        integrity.finish()
-        sealing, tail = _sealing(integrity, seal, integrity.checkpoints_total, allow_unsealed_tail)
-        closing = source.after(integrity.heads)
-        if source.sealed is not None:
-            closing += source.sealed(integrity.key_in_force[0])
-        if isinstance(tables, TablesInProcesses):
-            ranges = None if stage is None else stage("re-deriving ranges", tables.ranges)
-            result = tables.finish(ranges)
-        else:
-            result = tables.finish()
-    finally:
-        if isinstance(tables, TablesInProcesses):
-            tables.close()
+    count = checkers.count
+    integrity.finish()
+    sealing, tail = _sealing(integrity, seal, integrity.checkpoints_total, allow_unsealed_tail)
+    closing = source.after(integrity.heads)
+    if source.sealed is not None:
+        closing += source.sealed(integrity.key_in_force[0])
     findings = _pinpoint([*integrity.findings, *sealing, *closing], result.findings)
     if clock is not None:
         findings += clock.findings
@@ -128,6 +129,49 @@ def verify_log(
     report = _report(source, findings, count, integrity, result, tail)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _checkers(
+    source: LogSource,
+    witness: list[Sequence[Any]],
+    table: str | None,
+    checkpoints: Iterable[Sequence[Any]],
+) -> position_ranges.Checkers:
+    integrity = Integrity(checkpoints, source.public_key, anchored=source.anchored, witness=witness)
+    clock = None if source.anchored else ClockRule()  # a one-table bundle has no system stream
+    duties = None if source.anchored else SystemDuties(clock)
+    return position_ranges.Checkers(integrity, Seal(), clock, duties, table)
+
+
+def _one_pass(
+    source: LogSource,
+    checkers: position_ranges.Checkers,
+    jobs: int,
+    in_range: InRange,
+    upcasters: Upcasters | None,
+    range_rows: int,
+    progress: Progress | None,
+    stage: Stage | None,
+) -> TablesResult:
+    """The main process reads every row and checks the chain; the tables' side here, or in
+    ``jobs`` workers by ranges of each table's rows (``audit.ranges``)."""
+    tables: Tables | TablesInProcesses = (
+        Tables(in_range, upcasters)
+        if jobs <= 1
+        else TablesInProcesses(jobs, in_range, upcasters, range_rows)
+    )
+    c = checkers
+    try:
+        c.count = _pass(source, c.integrity, tables, c.table, progress, c.seal, c.clock, c.duties)
+        if progress is not None:
+            progress(c.count)
+        if isinstance(tables, TablesInProcesses):
+            ranges = None if stage is None else stage("re-deriving ranges", tables.ranges)
+            return tables.finish(ranges)
+        return tables.finish()
+    finally:
+        if isinstance(tables, TablesInProcesses):
+            tables.close()
 
 
 def _report(
@@ -233,8 +277,7 @@ def _pass(
     send = tables.row
     envelope = Envelope()
     count = 0
-    in_round = IN_ROUND
-    mark = seal.table_mark
+    follow = position_ranges.follow_row
     for row in source.rows:
         count += 1
         known = len(findings)
@@ -243,44 +286,14 @@ def _pass(
             progress(count)
         stream = row[1]
         if stream == SYSTEM_STREAM:
-            seal.system(row)
-            checked = payload is not None and _system_event(row, payload, integrity, envelope)
-            if checked and duties is not None and payload is not None:
-                duties.system_row(row, payload)
-            if clock is not None:
-                clock.system_row(row)
+            checked = payload is not None and system_event(row, payload, integrity, envelope)
+            follow(row, payload, checked, seal, clock, duties, table)
             continue
-        seal.last_table = row[0]
-        if row[3] not in in_round:
-            mark(row, payload)
+        clean = len(findings) == known
         if type(stream) is str and (table is None or stream == table):
-            clean = len(findings) == known
             send(row, payload, clean)
-            if clock is not None and clean:  # a row out of place is the chain's finding alone
-                clock.table_row(row)
-            if duties is not None and clean:
-                duties.table_row(row, payload)
+        follow(row, payload, clean, seal, clock, duties, table)
     return count
-
-
-def _system_event(
-    row: Sequence[Any], payload: dict[str, Any], integrity: Integrity, envelope: Envelope
-) -> bool:
-    """Check a system event; whether it read as one (the duties then check what it says)."""
-    try:
-        event = parse_system_event(payload)
-    except ValidationError as error:
-        integrity.note(
-            row, "schema", f"the payload does not read as a system event: {first_line(error)}"
-        )
-        return False
-    problems = envelope.problems(row, event, payload.get("schema_version"), system=True)
-    if problems:
-        integrity.note(row, "envelope", "; ".join(problems))
-        return False
-    if event.type == "signing_key_rotated":
-        integrity.rotate(row, event)
-    return True
 
 
 def check_rows(

@@ -6,8 +6,10 @@ needs only what is here. ``cryptography`` is imported when a key or signature is
 
 from __future__ import annotations
 
+from functools import lru_cache
 from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 from eventlog.canonical import bundle_manifest_message, checkpoint_message, key_rotation_message
 from table_core.ports import StoreError
@@ -77,13 +79,20 @@ def load_public_key(data: bytes | str) -> bytes:
     raise ValueError("an Ed25519 public key is PEM, 64 hex digits or 32 raw bytes")
 
 
+@lru_cache(maxsize=16)
+def _public(public_key: bytes) -> Any:
+    """The key object, made once (an audit checks one signature a round with the same key)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    return Ed25519PublicKey.from_public_bytes(public_key)
+
+
 def signature_holds(public_key: bytes, signature_hex: str, message: bytes) -> bool:
     """Whether ``signature_hex`` is ``public_key``'s Ed25519 signature of ``message``."""
     from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(bytes.fromhex(signature_hex), message)
+        _public(public_key).verify(bytes.fromhex(signature_hex), message)
     except (InvalidSignature, ValueError):
         return False
     return True

@@ -88,6 +88,9 @@ def test_parse_payload_accepts_exactly_the_standard_librarys_text(payload: dict[
     [
         ('{"a":1.0}', "float 1.0 in a payload"),
         ('{"a":1e3}', "float 1e3 in a payload"),
+        ('{"a":[2,-1.5]}', "float -1.5 in a payload"),
+        ('{"a":"x:1.5","b":[3]}', None),  # a float's look in a string: the careful reader's
+        ('{"a":18446744073709551616}', None),  # beyond 64 bits: the careful reader's
         ('{"a":NaN}', "NaN in a payload"),
         ('{"b":1,"a":2}', "payload text is not in canonical form"),
         (r'{"a":"\u00e9"}', None),
