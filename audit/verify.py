@@ -36,6 +36,13 @@ from audit.tables import Envelope, InRange, Tables, TablesResult
 from eventlog.system_events import SYSTEM_STREAM
 from table_core.ports import Upcasters
 
+#: From this many jobs, the workers check the chain and the signatures by stretches of positions
+#: (``audit.position_ranges``, a serial share of about 5 %); below it, the main process keeps the
+#: chain (a serial share of about a third). The stretches cost 15 % to 27 % more CPU in all
+#: (benchmarks/README.md), so with two jobs the chain in the main process is the faster of the two
+#: (1.7x one job against 1.0x); from three, the smaller serial share wins.
+STRETCHES_FROM = 3
+
 Progress = Callable[[int], None]
 #: ``stage(label, total)`` starts the work's next stage and returns its progress callback.
 Stage = Callable[[str, int], Progress]
@@ -69,13 +76,15 @@ def verify_log(
     witness: Iterable[Sequence[Any]] = (),
     range_rows: int = RANGE_ROWS,
     stage: Stage | None = None,
+    stretches_from: int = STRETCHES_FROM,
 ) -> AuditReport:
     """Audit every row of ``source``; the report holds every finding, in position order.
 
-    ``jobs`` above 1 spreads the work over that many worker processes: on a database, every
-    row's work by stretches of ``range_rows`` positions (``audit.position_ranges``: the chain
-    and signatures too); elsewhere, or when the chain does not hold, the tables' side only, each
-    table in ranges of ``range_rows`` rows (``audit.ranges``; the chain checked here). The
+    ``jobs`` above 1 spreads the work over that many worker processes: on a database, from
+    ``stretches_from`` jobs, every row's work by stretches of ``range_rows`` positions
+    (``audit.position_ranges``: the chain and signatures too); with fewer, elsewhere, or when the
+    chain does not hold, the tables' side only, each table in ranges of ``range_rows`` rows
+    (``audit.ranges``; the chain checked here). The
     findings are the same. Every event must be sealed by a checkpoint that holds
     (``audit.seal``; ``allow_unsealed_tail`` accepts rounds still in progress at the end), and
     every ``witness`` entry (position, head, signed_at, key_id, signature) must agree with the log.
@@ -88,7 +97,7 @@ def verify_log(
     if source.total is not None and source.total <= range_rows:
         jobs = 1  # one range of work: worker processes would only add their start-up
     witness = list(witness)
-    spread = jobs > 1 and source.ranges is not None and not source.anchored
+    spread = jobs >= max(2, stretches_from) and source.ranges is not None and not source.anchored
     # Spread, the workers read the checkpoints of their stretches; the main process none.
     checkers = _checkers(source, witness, table, () if spread else source.checkpoints)
     result = None

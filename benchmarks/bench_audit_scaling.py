@@ -49,7 +49,7 @@ def audit(url: str, key: str | None, jobs: int, spread: bool) -> dict[str, Any]:
     source = open_database(url, key)
     if not spread:
         source.ranges = None
-    report = verify_log(source, jobs=jobs)
+    report = verify_log(source, jobs=jobs, stretches_from=2)
     source.close()
     seconds = time.perf_counter() - started
     main = time.process_time() - cpu
