@@ -13,6 +13,7 @@ from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any
 
+from table_core._speed import become, fill_twin
 from table_core.ports import Actor, InvalidEvent
 
 # Integers outside a signed 64-bit range are refused: an auditor's tool in any language must read
@@ -24,13 +25,13 @@ _new = object.__new__
 
 
 # Built as ``ports.RecordedEvent`` is, and for the same reason (the comment there): the fields are
-# slots of a plain base class, filled through a twin subclass, then the object gets its real class.
+# slots of a plain base class, filled through its twin, then the object becomes a ``NewEvent``
+# (``table_core/_speed.py``: ``fill_twin``, ``become``).
 class _NewEventSlots:
     __slots__ = ("actor", "at", "payload", "plain", "schema_version", "serialized", "type")
 
 
-class _NewEventFill(_NewEventSlots):
-    __slots__ = ()
+_NewEventFill = fill_twin(_NewEventSlots)
 
 
 @dataclass(frozen=True, init=False)
@@ -87,8 +88,7 @@ class NewEvent(_NewEventSlots):
         self.at = at
         self.serialized = serialized
         self.plain = plain and _type_of(payload) is dict
-        self.__class__ = cls  # a subclass with slots of its own would refuse: none exists
-        return self  # type: ignore[no-any-return]
+        return become(self, cls)  # a subclass with slots of its own would refuse: none exists
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_new_event, (self.type, self.schema_version, self.payload, self.actor, self.at,

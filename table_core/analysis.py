@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from table_core._speed import named_tuple_maker
 from table_core.banking import banker_commission
 from table_core.cards import Card
 from table_core.errors import ConfigurationError
@@ -89,6 +90,9 @@ class SeatOutcome(NamedTuple):
     rule: str
     settled: MainWagerSettlement
     house: bool = False  # the dealer's house hand against a player-banker (R-BANK-2)
+
+
+_new_seat = named_tuple_maker(SeatOutcome)
 
 
 class RoundOutcome(NamedTuple):
@@ -173,14 +177,14 @@ class RoundPlayer:
         paid = 0  # the bank's payouts, copies already the bank's (R-SET-3, R-BANK-5)
         table = self._player_table
         if table is not None:
-            new = tuple.__new__  # SeatOutcome(...) without the named tuple's Python __new__
+            new = _new_seat  # SeatOutcome(...) without the named tuple's Python __new__
             for cards in players:
                 split, rule = set_cards(cards)
                 back, front = split.back_strength, split.front_strength
                 # settlement_index, inline: this loop runs millions of times.
                 settled = table[3 * ((back <= bb) + (back == bb)) + (front <= bf) + (front == bf)]
                 paid += settled.net + settled.commission
-                seats.append(new(SeatOutcome, (split, rule, settled, False)))
+                seats.append(new((split, rule, settled, False)))
         else:
             for cards in players:
                 split, rule = set_cards(cards)

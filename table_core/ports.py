@@ -5,7 +5,7 @@ values), actor and time, never what a wager or a deal means. A table's stream id
 a ``system`` stream is just another stream id. Times are given by the caller (the application
 service reads the clock), so nothing here looks outside its arguments.
 
-Pure: standard library only.
+Pure: standard library only (``_speed.py``'s slot fill is too).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, ClassVar, Protocol, TypeAlias, runtime_checkable
+
+from table_core._speed import become, fill_twin
 
 JSONValue: TypeAlias = "bool | int | str | list[JSONValue] | dict[str, JSONValue] | None"
 Payload: TypeAlias = dict[str, JSONValue]
@@ -163,12 +165,9 @@ class EventEnvelope(Protocol):
 _new = object.__new__
 
 
-# Frozen dataclasses set their fields through ``object.__setattr__`` (the class's own refuses):
-# about 0.35 us a field here, 3.5 us a RecordedEvent, paid per event on every append and replay.
-# So the fields live as slots of a plain base class; the constructor fills them through a twin
-# subclass that adds nothing to the base (its stores are plain slot stores), then gives the
-# object its real class, which CPython allows between classes of the same layout. What callers
-# get is unchanged: the dataclass's equality, hash, repr and refusal to assign.
+# A frozen dataclass's ``__init__`` pays ``object.__setattr__`` per field, per event on every
+# append and replay: the fields are slots of a plain base class, filled through its twin, then
+# the object becomes a ``RecordedEvent`` (``table_core/_speed.py``: ``fill_twin``, ``become``).
 class _RecordedSlots:
     __slots__ = (
         "actor",
@@ -185,8 +184,7 @@ class _RecordedSlots:
     )  # fmt: skip
 
 
-class _RecordedFill(_RecordedSlots):
-    __slots__ = ()
+_RecordedFill = fill_twin(_RecordedSlots)
 
 
 @dataclass(frozen=True, init=False)
@@ -238,8 +236,7 @@ class RecordedEvent(_RecordedSlots):
         self.command_id = command_id
         self.prev_hash = prev_hash
         self.hash = hash
-        self.__class__ = cls
-        return self  # type: ignore[no-any-return]
+        return become(self, cls)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The constructor's order (the slots are listed alphabetically).

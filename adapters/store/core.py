@@ -5,7 +5,7 @@ append_checks.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -90,11 +90,22 @@ def build_rows(
 def build_batch_rows(
     stream_id: str, head_version: int, head_hash: str, commands: Sequence[BatchCommand]
 ) -> list[EventRow]:
-    """The stored rows of a batch of commands, each event under its own command's id, hashed by
-    ``canonical.event_link``: the texts that repeat (stream, command, time, actor) are quoted once,
-    and a hash of our own is hex, which quotes to itself."""
-    rows: list[EventRow] = []
-    append = rows.append
+    """The stored rows of a batch of commands (``stream_rows``), as a list."""
+    return list(stream_rows(stream_id, head_version, head_hash, commands))
+
+
+def stream_rows(
+    stream_id: str, head_version: int, head_hash: str, commands: Sequence[BatchCommand]
+) -> Iterator[EventRow]:
+    """Each event's stored row, built ONCE for every store: its canonical payload bytes and its
+    hash onto the previous one (``canonical.event_link``), each event under its own command's id.
+    The texts that repeat (stream, command, time, actor) are quoted once, and a hash of our own is
+    hex, which quotes to itself. The time text of a row is the previous row's object when the
+    events share their time (``chain_batch`` parses it once).
+
+    Over 50 lines: every append's hottest loop, in one frame (``canonical_bytes``' fast path and
+    the time and actor caches inline; a call per event for them cost about 10% of it)."""
+    dumps = FAST_DUMPS
     quoted_stream = quote(stream_id)
     prev = head_hash
     link = quote(head_hash)[1:-1]  # prev as the hash's text holds it; ours is hex
@@ -107,7 +118,19 @@ def build_batch_rows(
         quoted_command = quote(command_id)
         for event in events:
             version += 1
-            data = payload_bytes(event)
+            data = None
+            if dumps is not None:  # canonical_bytes' fast path, inline
+                try:
+                    data = dumps(event.payload, option=SORT_KEYS)
+                except TypeError:
+                    pass
+                else:
+                    if not data.isascii() or b"\\" in data or b"\x7f" in data:
+                        data = None
+            if data is None:
+                data = payload_bytes(event)
+            elif event.serialized and _LONG_NUMBER in data.translate(_DIGITS):
+                check_json(event.payload, event.type)
             if event.at is not last_time:  # the events of a command mostly share one time
                 last_time = event.at
                 at = format_time(last_time)
@@ -120,10 +143,9 @@ def build_batch_rows(
             text = data.decode()
             digest = event_link(link, quoted_stream, version, quote(kind), schema, quoted_at,
                                 quoted_actor, quoted_command, text)  # fmt: skip
-            append((stream_id, version, kind, schema, text, at, actor_id, role,
-                    command_id, prev, digest))  # fmt: skip
+            yield (stream_id, version, kind, schema, text, at, actor_id, role, command_id, prev,
+                   digest)  # fmt: skip
             prev = link = digest
-    return rows
 
 
 def _actor_texts(actor: Actor) -> tuple[str, str, str]:
@@ -159,81 +181,46 @@ def chain_batch(
     reader: EventReader,
 ) -> tuple[list[Any], list[Any], list[list[RecordedEvent]], str]:
     """A whole append where the writer numbers events itself (SQLite: an event's id is its
-    position), in ONE pass: ``build_batch_rows``, ``sequence`` and ``EventReader.appended`` fused.
+    position): each row as ``stream_rows`` builds it (once), numbered and chained globally
+    (``sequence``) and answered (``EventReader.appended``) as it comes.
 
     Returns the ``events`` parameters (id then ``EventRow``, flat, as a multi-row INSERT takes
     them), the ``event_log`` parameters (``LogRow``, flat), the recorded events per command and
     the new global head hash: those of the three functions (the contract suite pins them).
-
-    Over 60 lines: the SQLite append's hottest loop, kept in one frame (``canonical_bytes``' fast
-    path and the time and actor caches inline); a call per event for them cost about 10% of it.
     """
     rows: list[Any] = []
     log: list[Any] = []
     out: list[list[RecordedEvent]] = []
+    add_position = rows.append
     add_row = rows.extend
     add_log = log.extend
-    dumps = FAST_DUMPS
     new = RecordedEvent.__new__  # called directly: skips type.__call__, about 0.5 us
     exact = reader.upcasters is not None  # upcasters may reshape or mutate: the reader's path
-    quoted_stream = quote(stream_id)
-    prev = head_hash
-    link = quote(head_hash)[1:-1]  # prev as the hash's text holds it; ours is hex
+    built = stream_rows(stream_id, head_version, head_hash, commands)
     chained = global_head
-    chain_link = quote(global_head)[1:-1]
-    version = head_version
+    chain_link = quote(global_head)[1:-1]  # as the hash's text holds it; ours is hex
     position = head_position
-    last_time: datetime | None = None
-    at = quoted_at = ""
+    last_at = ""
     moment = datetime.min
-    last_actor: Actor | None = None
-    actor_id = role = quoted_actor = ""
-    for command_id, events in commands:
-        quoted_command = quote(command_id)
+    for _, events in commands:
         recorded: list[RecordedEvent] = []
         keep = recorded.append
-        for event in events:
-            version += 1
+        # ``events`` first: zip stops there, before taking the next command's row.
+        for event, row in zip(events, built, strict=False):
             position += 1
-            payload: Any = event.payload
-            data = None
-            if dumps is not None:  # canonical_bytes' fast path, inline
-                try:
-                    data = dumps(payload, option=SORT_KEYS)
-                except TypeError:
-                    pass
-                else:
-                    if not data.isascii() or b"\\" in data or b"\x7f" in data:
-                        data = None
-            if data is None:
-                data = payload_bytes(event)
-            elif event.serialized and _LONG_NUMBER in data.translate(_DIGITS):
-                check_json(payload, event.type)
-            text = data.decode()
-            if event.at is not last_time:  # the events of a command mostly share one time
-                last_time = event.at
-                at = format_time(last_time)
-                quoted_at = quote(at)
-                moment = parse_time(at)
-            actor = event.actor
-            if actor is not last_actor:
-                last_actor = actor
-                actor_id, role, quoted_actor = _actor_texts(actor)
-            kind = event.type
-            schema = event.schema_version
-            digest = event_link(link, quoted_stream, version, quote(kind), schema, quoted_at,
-                                quoted_actor, quoted_command, text)  # fmt: skip
+            (_, version, kind, schema, text, at, _, _, command_id, prev, digest) = row
             global_prev = chained
             chained = chain_link = global_link(chain_link, position, digest)
-            row = (position, stream_id, version, kind, schema, text, at, actor_id, role,
-                   command_id, prev, digest)  # fmt: skip
+            add_position(position)
             add_row(row)
             add_log((position, position, global_prev, chained))
-            keep(reader.event(row) if exact else
+            if at is not last_at:  # the same text object while the events share their time
+                last_at = at
+                moment = parse_time(at)
+            payload: Any = event.payload if event.plain else loads_json(text)
+            keep(reader.event((position, *row)) if exact else
                  new(RecordedEvent, position, stream_id, version, kind, schema,
-                     payload if event.plain else loads_json(text), actor, moment, command_id,
-                     prev, digest))  # fmt: skip
-            prev = link = digest
+                     payload, event.actor, moment, command_id, prev, digest))  # fmt: skip
         out.append(recorded)
     return rows, log, out, chained
 

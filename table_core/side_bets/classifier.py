@@ -89,7 +89,8 @@ def _suit_count_vectors(total: int) -> list[tuple[int, int, int, int]]:
 
 _FLUSH_SUIT = _flush_suit_table()
 # Memo tables, filled on first sight of a key (the exhaustive count fills them all: about 67,600
-# rank multisets and 8,400 suited-rank sets).
+# rank multisets and 8,400 suited-rank sets: that is their bound). Safe under threads: a key's
+# value is the same whichever thread computes it, and one dict store is atomic.
 _PLAIN: dict[int, int] = {}
 _SUITED: dict[int, int] = {}
 

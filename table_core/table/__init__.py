@@ -131,7 +131,7 @@ def decide(state: TableState, command: Command) -> list[Event]:
     if decider is None:
         raise DomainError(f"unknown command: {type(command).__name__}")
     actor = command.actor
-    if actor.role not in TABLE_ROLES:  # events may be built unvalidated (_fast_events.py)
+    if actor.role not in TABLE_ROLES:  # events may be built unvalidated (_speed.py: trusted)
         raise NotAllowed(f"a {actor.role} may not act at a table")
     return decider(state, command)
 

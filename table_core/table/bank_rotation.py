@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from table_core._fast_events import trusted
+from table_core._speed import trusted
 from table_core.banking import SEAT_EMPTY, bank_eligibility, bank_order
 from table_core.commands import AcceptBank, DeclineBank, StartRound
 from table_core.errors import DomainError

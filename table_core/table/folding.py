@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
 from typing import Any, get_args
 
+from table_core._speed import slot_setter
 from table_core.cards import Card
 from table_core.dealing import DEALER_PLACE, Deal
 from table_core.errors import DomainError
@@ -139,9 +140,9 @@ class _Draft:
 
 
 # A frozen state holding a field dict (every field, in order): ``_new(cls)``, then the
-# ``__dict__`` descriptor's own setter (``object.__setattr__`` looks it up on every call).
-_set_table_fields = TableState.__dict__["__dict__"].__set__
-_set_round_fields = RoundState.__dict__["__dict__"].__set__
+# ``__dict__`` descriptor's own setter (table_core/_speed.py, ``slot_setter``).
+_set_table_fields = slot_setter(TableState, "__dict__")
+_set_round_fields = slot_setter(RoundState, "__dict__")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -311,10 +312,10 @@ def _stacks_assigned(draft: _Draft, event: StacksAssigned) -> None:
 
 
 # ``PlayedHand(back, front, forfeited)`` through its slots' own setters: a frozen dataclass's
-# ``__init__`` sets each field by ``object.__setattr__``, which looks the slot up every time.
-_set_back = PlayedHand.__dict__["back"].__set__
-_set_front = PlayedHand.__dict__["front"].__set__
-_set_forfeited = PlayedHand.__dict__["forfeited"].__set__
+# ``__init__`` sets each field by ``object.__setattr__`` (table_core/_speed.py, ``slot_setter``).
+_set_back = slot_setter(PlayedHand, "back")
+_set_front = slot_setter(PlayedHand, "front")
+_set_forfeited = slot_setter(PlayedHand, "forfeited")
 
 
 def _played_hand(back: tuple[Card, ...], front: tuple[Card, ...], forfeited: bool) -> PlayedHand:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from table_core._fast_events import trusted
+from table_core._speed import trusted
 from table_core.cards import FULL_DECK, Card, card_text
 from table_core.commands import Command
 from table_core.errors import DomainError
@@ -45,7 +45,7 @@ _Model = TypeVar("_Model", bound=BaseModel)
 
 
 def trusted_if(ok: bool, cls: type[_Model]) -> Callable[..., _Model]:
-    """Events are built with ``trusted`` (_fast_events.py) from what decide computed; one that
+    """Events are built with ``trusted`` (_speed.py) from what decide computed; one that
     carries a command's own value skips validation only when that value is already of the schema's
     type (``ok``), so a float amount still fails validation as it always did."""
     return trusted(cls) if ok else cls

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from table_core._fast_events import trusted
+from table_core._speed import trusted
 from table_core.cards import Card
 from table_core.commands import CardInput, SetBankerHand, SetHand
 from table_core.dealing import DEALER_PLACE, to_card

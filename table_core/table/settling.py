@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from table_core._fast_events import trusted
+from table_core._speed import trusted
 from table_core.banking import banker_commission, co_bank_shares
 from table_core.commands import CloseRound, Settle
 from table_core.dealing import DEALER_PLACE, position_of
@@ -94,7 +94,10 @@ def settle(state: TableState, cmd: Settle) -> list[Event]:
 
 
 #: ``settlement_table(amount, rules)`` by amount and rules object (a table's rules are one object
-#: round after round), each kept with its rules so that their id is not reused; bounded.
+#: round after round), each kept with its rules so that their id is not reused; bounded (cleared
+#: at 1,024: a floor has a few wager amounts and rules). Safe under threads: each entry is one
+#: atomic dict store of a value the same whichever thread computes it. Not ``lru_cache``: it would
+#: hash the rules object on every call, where this looks up its id.
 _SETTLEMENTS: dict[tuple[int, int], tuple[CommissionRules, tuple[MainWagerSettlement, ...]]] = {}
 
 

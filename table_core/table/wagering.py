@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from table_core._fast_events import trusted
+from table_core._speed import trusted
 from table_core.banking import cover
 from table_core.commands import CloseBets, PlaceBet, PlaceSideBet
 from table_core.dealing import DEALER_PLACE, position_of

@@ -1,14 +1,18 @@
-"""``core.chain_batch`` (the SQLite append's fused pass) writes byte for byte what the three
-functions it fuses write: ``build_batch_rows`` (events and the stream chain), ``sequence`` (the
-global chain) and ``EventReader.appended`` (the recorded events answered)."""
+"""``core.chain_batch`` (the SQLite append's one pass) writes byte for byte what the three
+functions it stands for write: ``build_batch_rows`` (events and the stream chain), ``sequence``
+(the global chain) and ``EventReader.appended`` (the recorded events answered); and every store
+builds each row once (its canonical bytes and its hash: ``core.stream_rows``)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adapters.store import core
 from adapters.store.core import EventReader, build_batch_rows, chain_batch, sequence
 from eventlog.canonical import GENESIS_HASH
 from eventlog.envelope import NewEvent
@@ -60,3 +64,25 @@ def test_the_fused_pass_equals_the_three_functions(
     assert log == [value for entry in expected_log for value in entry]
     assert recorded == EventReader(None).appended(positions, expected_rows, commands)
     assert new_head == expected_log[-1][3]
+
+
+def test_every_store_builds_each_row_once(store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = {"bytes": 0, "hash": 0}
+    dumps, link = core.FAST_DUMPS, core.event_link
+    assert dumps is not None
+
+    def counted_dumps(*args: Any, **kwargs: Any) -> Any:
+        calls["bytes"] += 1
+        return dumps(*args, **kwargs)
+
+    def counted_link(*args: Any) -> str:
+        calls["hash"] += 1
+        return link(*args)
+
+    monkeypatch.setattr(core, "FAST_DUMPS", counted_dumps)
+    monkeypatch.setattr(core, "event_link", counted_link)
+    bets = [NewEvent("wager_placed", 1, {"seat": seat, "main": 2_500}, DEALER, START)
+            for seat in (1, 2, 3)]  # fmt: skip
+    recorded = store.append_batch("PG-1", 0, [("cmd-1", bets[:2]), ("cmd-2", bets[2:])])
+    assert [[e.version for e in command] for command in recorded] == [[1, 2], [3]]
+    assert calls == {"bytes": 3, "hash": 3}

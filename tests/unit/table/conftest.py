@@ -1,6 +1,6 @@
 """Every event ``decide`` emits in these tests is checked against the schema's own validation.
 
-``decide`` builds its events with ``table_core._fast_events.trusted`` (no validation, see
+``decide`` builds its events with ``table_core._speed.trusted`` (no validation, see
 docs/events.md, "Decisions"). This fixture wraps ``decide`` wherever the table tests call it
 (scripted rounds, random sessions, refusals) so that a trusted event that validation would build
 differently, or refuse, or whose ``event_to_dict`` differs from pydantic's own JSON-mode dump,
@@ -63,7 +63,7 @@ def same_values(ours: Any, theirs: Any) -> bool:
 
 def check_trusted(event: Event) -> None:
     """The event equals what validating its own dump gives, field for field and type for type,
-    and ``event_to_dict`` (generated per class) writes exactly pydantic's JSON-mode dump."""
+    and ``event_to_dict`` (built per class) writes exactly pydantic's JSON-mode dump."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a value of the wrong type warns when dumped
         again = type(event).model_validate(event.model_dump())

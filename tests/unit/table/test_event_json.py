@@ -1,5 +1,5 @@
-"""``event_to_dict`` is generated per event class (events.py, "JSON form"): it must write exactly
-what pydantic's ``model_dump(mode="json")`` writes, for every event and every time.
+"""``event_to_dict`` is built per event class (eventlog/_speed.py, ``dumper``): it must write
+exactly what pydantic's ``model_dump(mode="json")`` writes, for every event and every time.
 
 conftest.py compares both on every event ``decide`` emits in the table tests; these tests add the
 events read back from JSON (validated, with pydantic's own time zone objects), the times the

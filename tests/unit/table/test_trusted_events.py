@@ -1,4 +1,4 @@
-"""The core builds its events without re-validating them (``_fast_events.trusted``): the same
+"""The core builds its events without re-validating them (``_speed.trusted``): the same
 events as validation builds, and a command's own value of the wrong type still fails validation as
 before.
 
@@ -14,7 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from table_core import commands as c
-from table_core._fast_events import trusted
+from table_core._speed import trusted
 from table_core.events import (
     EVENT_TYPES,
     BankerResult,
