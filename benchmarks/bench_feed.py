@@ -261,12 +261,16 @@ def with_consumers(server: Server, tokens: dict[str, str], tables: list[str],
     return {**result, **summary}
 
 
+#: The cores this run may use, read before ``pin`` narrows this process to some of them.
+CORES = sorted(os.sched_getaffinity(0))
+
+
 def pin(server: Server) -> None:
     """The server on the first core, this process (the terminals) and the consumers' process it
     starts on the others: the consumers' and terminals' own CPU then never takes the server's,
     as when they run on other hosts. The database's processes are left where the system puts
     them."""
-    cores = sorted(os.sched_getaffinity(0))
+    cores = CORES
     if len(cores) < 2:
         raise SystemExit("--pin needs two cores or more")
     for pid in [server.process.pid, *server._children()]:
