@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from table_core.cards import DECK_SIZE, RANK_CHARS
 from table_core.hands import CATEGORY_NAMES
-from table_core.house_ways import HouseWay, get_house_way
+from table_core.house_ways import HouseWay, digest_of, get_house_way
 from table_core.house_ways.certify import FAILURES, Tally, tally_hands, tally_patterns
 from table_core.house_ways.hand_classes import Pattern, rank_patterns
 from table_core.house_ways.shape import FAMILIES
@@ -52,7 +52,7 @@ class WaySource:
     @property
     def digest(self) -> str | None:
         """SHA-256 of the file's UTF-8 bytes (the file's name in the log)."""
-        return None if self.text is None else hashlib.sha256(self.text.encode()).hexdigest()
+        return None if self.text is None else digest_of(self.text)
 
     def way(self) -> HouseWay:
         if self.text is None:

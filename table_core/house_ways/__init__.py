@@ -10,6 +10,7 @@ more module registered with :func:`register`. The built-ins are memoised by rank
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
@@ -47,6 +48,11 @@ class HouseWay:
 
 
 REGISTRY: dict[str, HouseWay] = {}
+
+
+def digest_of(text: str) -> str:
+    """SHA-256 hex of a House Way file's UTF-8 bytes (what events and certificates record)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def register(

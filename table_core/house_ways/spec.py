@@ -13,7 +13,6 @@ plays a foul (``set_by_house_way`` refuses it).
 
 from __future__ import annotations
 
-import hashlib
 import re
 import tomllib
 from collections.abc import Mapping
@@ -24,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from table_core.errors import ConfigurationError
-from table_core.house_ways import HouseWay
+from table_core.house_ways import HouseWay, digest_of
 from table_core.house_ways.shape import FAMILIES
 from table_core.house_ways.spec_lines import Lines
 from table_core.house_ways.spec_model import WayFile, problem_text
@@ -64,11 +63,6 @@ class HouseWaySpec:
     digest: str
     suit_blind: bool
     rules: WayFile
-
-
-def digest_of(text: str) -> str:
-    """SHA-256 hex of the text's UTF-8 bytes (what events and certificates record)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def parse_house_way(text: str) -> HouseWaySpec:
@@ -175,9 +169,11 @@ def _reaches(sends: dict[str, set[str]], start: str, goal: str) -> bool:
     return False
 
 
-def house_way_from_text(text: str) -> HouseWay:
-    """The House Way a file defines (not registered): cached by digest, so its memo is shared."""
-    return _house_way(digest_of(text), text)
+def house_way_from_text(text: str, digest: str | None = None) -> HouseWay:
+    """The House Way a file defines (not registered): cached by digest, so its memo is shared.
+    ``digest``, when the caller holds it (a table's installed text), spares hashing the text
+    again; the text is part of the cache's key, so a wrong digest cannot give another way."""
+    return _house_way(digest or digest_of(text), text)
 
 
 @lru_cache(maxsize=16)

@@ -13,27 +13,25 @@ installed under, and the audit names the event).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 
 from table_core.commands import InstallHouseWay
 from table_core.errors import ConfigurationError, DomainError
 from table_core.events import Event, HouseWayInstalled, RulesChanged
-from table_core.house_ways import HouseWay, get_house_way
+from table_core.house_ways import HouseWay, digest_of, get_house_way
 from table_core.rules import HouseRules, TableRules
 from table_core.table.guards import envelope, opened, require
 from table_core.table.state import TableState
 
-
-def text_digest(text: str) -> str:
-    """SHA-256 of a House Way file's UTF-8 bytes: the name its text goes by in the log."""
-    return hashlib.sha256(text.encode()).hexdigest()
+#: SHA-256 of a House Way file's UTF-8 bytes: the name its text goes by in the log.
+text_digest = digest_of
 
 
-def installed_way(text: str) -> HouseWay:
-    """The House Way a file's text defines (the file format's interpreter, cached by digest)."""
+def installed_way(text: str, digest: str | None = None) -> HouseWay:
+    """The House Way a file's text defines (the file format's interpreter, cached by digest;
+    ``digest``: the text's, when known, so a hand set by it does not hash the text again)."""
     from table_core.house_ways.spec import house_way_from_text
 
-    return house_way_from_text(text)
+    return house_way_from_text(text, digest)
 
 
 def house_way_of(state: TableState, hand: HouseRules) -> HouseWay | str:
@@ -48,7 +46,7 @@ def house_way_of(state: TableState, hand: HouseRules) -> HouseWay | str:
             f"House Way {hand.house_way} ({digest[:12]}…) is not installed on this table",
             rule="R-HW-1",
         )
-    return installed_way(installed.text)
+    return installed_way(installed.text, digest)
 
 
 def house_way_status(state: TableState) -> dict[str, str | None]:
@@ -75,7 +73,8 @@ def clause_words(state: TableState, rule: str | None) -> str | None:
     if state.rules is not None:
         with contextlib.suppress(ConfigurationError):
             ways.append(house_way_of(state, state.rules.hand))
-    ways += [installed_way(each.text) for each in reversed(list(state.house_ways.values()))]
+    installed = reversed(list(state.house_ways.items()))
+    ways += [installed_way(each.text, digest) for digest, each in installed]
     ways.append(rule.split(".")[0])
     for way in ways:
         try:
