@@ -39,7 +39,7 @@ def run_install(args: argparse.Namespace) -> int:
     from entrypoints.cli.house_way_checks import source_for
     from entrypoints.cli.main import settings_of
     from entrypoints.cli.operator import authenticate
-    from service_layer.house_way_install import certificate_for, install_command
+    from service_layer.house_way_install import install_command
     from table_core.events import Actor
 
     settings = settings_of(args)
@@ -60,6 +60,6 @@ def run_install(args: argparse.Namespace) -> int:
     answer = command_answer(args.table, command_id, result)
     answer["house_way"] = source.name
     answer["file_sha256"] = command.digest
-    answer["certificate_sha256"] = certificate_for(text).digest
+    answer["certificate_sha256"] = command.certificate_digest
     print(json.dumps(answer))
     return 0
