@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import combinations
 from math import comb
 from typing import Any, TypeVar
 
@@ -27,7 +26,7 @@ from table_core.cards import DECK_SIZE, RANK_CHARS
 from table_core.hands import CATEGORY_NAMES
 from table_core.house_ways import HouseWay, digest_of, get_house_way
 from table_core.house_ways.certify import FAILURES, Tally, tally_hands, tally_patterns
-from table_core.house_ways.hand_classes import Pattern, rank_patterns
+from table_core.house_ways.hand_classes import Pattern, hands_from, rank_patterns
 from table_core.house_ways.shape import FAMILIES
 from table_core.table.house_way_install import installed_way
 
@@ -66,8 +65,7 @@ def _pattern_part(source: WaySource, patterns: Sequence[Pattern]) -> Tally:
 
 def _hands_part(source: WaySource, first: int) -> Tally:
     """Every hand whose lowest card is ``first`` (cards by code, the joker 52)."""
-    rest = range(first + 1, DECK_SIZE)
-    return tally_hands(source.way(), ((first, *more) for more in combinations(rest, 6)))
+    return tally_hands(source.way(), hands_from(first))
 
 
 def parts_of(items: Sequence[T], count: int) -> list[list[T]]:

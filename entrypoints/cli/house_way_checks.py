@@ -12,7 +12,6 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Callable
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from table_core.cards import DECK_SIZE, RANK_CHARS
 from table_core.errors import ConfigurationError
 from table_core.house_ways import BUILT_IN
 from table_core.house_ways.compare import DiffTally, diff_classes
-from table_core.house_ways.hand_classes import Pattern, hand_classes, rank_patterns
+from table_core.house_ways.hand_classes import Pattern, hand_classes, hands_from, rank_patterns
 
 
 def source_for(text: str) -> WaySource:
@@ -96,8 +95,7 @@ def _diff_patterns(first: WaySource, second: WaySource, patterns: list[Pattern])
 
 
 def _diff_hands(first: WaySource, second: WaySource, low: int) -> DiffTally:
-    rest = range(low + 1, DECK_SIZE)
-    hands = (((low, *more), 1) for more in combinations(rest, 6))
+    hands = ((cards, 1) for cards in hands_from(low))
     return diff_classes(first.way(), second.way(), hands)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
 
-from table_core.cards import ACE, JOKER, Card, make_card
+from table_core.cards import ACE, DECK_SIZE, JOKER, Card, make_card
 
 ALL_RANKS: tuple[int, ...] = tuple(range(ACE, 1, -1))
 SUITS = 4
@@ -151,3 +151,9 @@ def every_hand(ranks: Sequence[int] = ALL_RANKS, joker: bool = True) -> Iterator
     if joker:
         deck.append(JOKER)
     yield from combinations(deck, HAND)
+
+
+def hands_from(first: Card) -> Iterator[tuple[Card, ...]]:
+    """Every hand of the 53-card deck whose lowest card is ``first`` (cards by code, the joker
+    52): the deck's hands in ``DECK_SIZE - 6`` disjoint parts, for worker processes."""
+    return ((first, *more) for more in combinations(range(first + 1, DECK_SIZE), HAND - 1))
