@@ -29,7 +29,6 @@ None. The findings of a log that holds are the one process's: the tables' throug
 from __future__ import annotations
 
 import multiprocessing
-import queue
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +42,7 @@ from audit.seal import IN_ROUND, Seal
 from audit.sources import LogRanges
 from audit.system_duties import SystemDuties
 from audit.tables import InRange, TablesResult
+from audit.worker_results import gather, next_result
 from eventlog.system_events import SYSTEM_STREAM
 from table_core.hands import tables_for
 from table_core.ports import Upcasters
@@ -142,7 +142,7 @@ def _take(
     checkpoints = 0
     for number in range(len(stretches)):
         while number not in waiting:
-            message = _collect(results, workers)
+            message = next_result(results, workers)
             if message[0] == "chain":
                 waiting[message[1]] = message[2]
             else:
@@ -171,31 +171,11 @@ def _take(
         inbox.put(("stop",))
     expected = sum(len(numbers) for numbers in plan.numbers.values())
     done = None if stage is None else stage("re-deriving ranges", expected)
-    while len(received) < expected:
-        if done is not None:
-            done(len(received))
-        received.append(_collect(results, workers))
-    if done is not None:
-        done(len(received))
-    for worker in workers:
-        worker.join()
+    gather(results, workers, received, expected, done)
     # A table's ranges numbered in turn, as ``audit.ranges``' merge takes them.
     index = {(t, n): i for t, numbers in plan.numbers.items() for i, n in enumerate(numbers)}
     renumbered = [(m[0], m[1], index[(m[1], m[2])], *m[3:]) for m in received]
     return merge_ranges(list(plan.numbers), renumbered)
-
-
-def _collect(results: Any, workers: list[Any]) -> tuple[Any, ...]:
-    while True:
-        try:
-            message: tuple[Any, ...] = results.get(timeout=5.0)
-        except queue.Empty:
-            if all(w.is_alive() for w in workers):
-                continue
-            raise RuntimeError("an audit worker stopped without its results") from None
-        if message[0] == "error":
-            raise RuntimeError("an audit worker failed:\n" + message[1])
-        return message
 
 
 def _rows(

@@ -27,12 +27,14 @@ import pickle
 import queue
 import traceback
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 from audit.findings import Finding
 from audit.rederive import TableAudit
 from audit.tables import Envelope, InRange, Prepared, TablesResult, prepare
+from audit.worker_results import gather, next_result
 from eventlog.canonical import loads_json
 from table_core.hands import tables_for
 from table_core.ports import Upcasters
@@ -225,19 +227,8 @@ class TablesInProcesses:
         route.batch, route.unclean = [], []
 
     def _collect(self, block: bool) -> None:
-        while True:
-            try:
-                message = self.results.get(timeout=5.0) if block else self.results.get_nowait()
-            except queue.Empty:
-                if block and all(w.is_alive() for w in self.workers):
-                    continue
-                if block:
-                    raise RuntimeError("an audit worker stopped without its results") from None
-                return
-            if message[0] == "error":
-                raise RuntimeError("an audit worker failed:\n" + message[1])
-            self.received.append(message)
-            return
+        with suppress(queue.Empty):  # not ``block``: none waiting
+            self.received.append(next_result(self.results, self.workers, block))
 
     def finish(self, progress: Callable[[int], None] | None = None) -> TablesResult:
         """Every range's result, once the workers are done (``progress``: ranges done of
@@ -247,14 +238,7 @@ class TablesInProcesses:
             self.inboxes[route.worker].put(("end", stream, route.number, None))
         for inbox in self.inboxes:
             inbox.put(("stop",))
-        while len(self.received) < self.ranges:
-            if progress is not None:
-                progress(len(self.received))
-            self._collect(block=True)
-        if progress is not None:
-            progress(len(self.received))
-        for worker in self.workers:
-            worker.join()
+        gather(self.results, self.workers, self.received, self.ranges, progress)
         return merge_ranges(list(self.routes), self.received)
 
     def close(self) -> None:

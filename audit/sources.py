@@ -232,9 +232,8 @@ def _sqlite_connection(url: URL) -> sqlite3.Connection:
 
 def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
     connection = _sqlite_connection(url)
-    path = Path(url.database or "")
     try:
-        total = connection.execute("SELECT count(*) FROM event_log").fetchone()[0]
+        bounds = connection.execute(LOG_BOUNDS_QUERY).fetchone()  # its row count: ``total``
         # Both streamed (a second cursor in the same snapshot): memory flat in the log's length.
         checkpoints = connection.execute(CHECKPOINT_QUERY)
         rows = connection.execute(LOG_QUERY)
@@ -246,10 +245,10 @@ def _sqlite(url: URL, key: bytes | None, shown: str) -> LogSource:
         rows=rows,
         checkpoints=checkpoints,
         public_key=key,
-        total=total,
+        total=bounds[2],
         after=lambda heads: _database_checks(connection, heads),
         close=connection.close,
-        ranges=LogRanges(connection.execute(LOG_BOUNDS_QUERY).fetchone(), sqlite_path=str(path)),
+        ranges=LogRanges(bounds, sqlite_path=str(Path(url.database or ""))),
     )
 
 
@@ -298,7 +297,7 @@ def _postgres_connection(url: URL, probe: bool = True) -> Any:
 
 def _postgres(url: URL, key: bytes | None, shown: str) -> LogSource:
     connection = _postgres_connection(url)
-    total = connection.execute("SELECT count(*) FROM event_log").fetchone()[0]
+    bounds = connection.execute(LOG_BOUNDS_QUERY).fetchone()  # its row count: ``total``
     # Both streamed through server-side cursors of the one REPEATABLE READ snapshot, read side by
     # side (the checkpoints one ahead of the rows): memory flat in the log's length.
     signed = connection.cursor(name="paigow_audit_checkpoints")
@@ -318,19 +317,18 @@ def _postgres(url: URL, key: bytes | None, shown: str) -> LogSource:
         rows=iter(cursor),
         checkpoints=checkpoints,
         public_key=key,
-        total=total,
+        total=bounds[2],
         after=lambda heads: _database_checks(connection, heads),
         close=close,
-        ranges=_postgres_ranges(connection, url),
+        ranges=_postgres_ranges(connection, url, bounds),
     )
 
 
-def _postgres_ranges(connection: Any, url: URL) -> LogRanges | None:
+def _postgres_ranges(connection: Any, url: URL, bounds: Sequence[Any]) -> LogRanges | None:
     """The snapshot exported for the workers (a standby in recovery exports none: the log is then
     read by the main process alone)."""
     if connection.execute("SELECT pg_is_in_recovery()").fetchone()[0]:
         return None
-    bounds = connection.execute(LOG_BOUNDS_QUERY).fetchone()
     snapshot = connection.execute("SELECT pg_export_snapshot()").fetchone()[0]
     return LogRanges(bounds, postgres_url=url, snapshot=str(snapshot))
 

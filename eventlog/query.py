@@ -26,25 +26,21 @@ ROW_COLUMNS = (
 #: (position, hash, signed_at, key_id, signature) in position order.
 CHECKPOINT_COLUMNS = ("position", "hash", "signed_at", "key_id", "signature")
 
-LOG_QUERY = (
-    "SELECT g.position, e.stream_id, e.version, e.type, e.schema_version, e.payload, "
-    "e.recorded_at, e.actor_id, e.actor_role, e.command_id, e.prev_hash, e.hash, "
-    "g.prev_hash, g.hash FROM event_log g JOIN events e ON e.id = g.event_id ORDER BY g.position"
-)
-CHECKPOINT_QUERY = (
-    "SELECT position, hash, signed_at, key_id, signature FROM checkpoints ORDER BY position, id"
-)
-#: The rows of one stretch of global positions (``audit verify --jobs``: each worker reads its
-#: own), ``{p}`` the driver's parameter mark; the first and last position are given.
-LOG_RANGE_QUERY = (
+#: The log's rows with their ``event_log`` link (``ROW_COLUMNS``), before the condition and order.
+_LOG_SELECT = (
     "SELECT g.position, e.stream_id, e.version, e.type, e.schema_version, e.payload, "
     "e.recorded_at, e.actor_id, e.actor_role, e.command_id, e.prev_hash, e.hash, "
     "g.prev_hash, g.hash FROM event_log g JOIN events e ON e.id = g.event_id "
-    "WHERE g.position BETWEEN {p} AND {p} ORDER BY g.position"
 )
+_CHECKPOINT_SELECT = "SELECT position, hash, signed_at, key_id, signature FROM checkpoints "
+
+LOG_QUERY = _LOG_SELECT + "ORDER BY g.position"
+CHECKPOINT_QUERY = _CHECKPOINT_SELECT + "ORDER BY position, id"
+#: The rows of one stretch of global positions (``audit verify --jobs``: each worker reads its
+#: own), ``{p}`` the driver's parameter mark; the first and last position are given.
+LOG_RANGE_QUERY = _LOG_SELECT + "WHERE g.position BETWEEN {p} AND {p} ORDER BY g.position"
 CHECKPOINT_RANGE_QUERY = (
-    "SELECT position, hash, signed_at, key_id, signature FROM checkpoints "
-    "WHERE position BETWEEN {p} AND {p} ORDER BY position, id"
+    _CHECKPOINT_SELECT + "WHERE position BETWEEN {p} AND {p} ORDER BY position, id"
 )
 #: The log's first and last position and its rows, and how many checkpoints there are.
 LOG_BOUNDS_QUERY = (
