@@ -97,7 +97,7 @@ def run_report(args: argparse.Namespace) -> int:
     from adapters.projections import opened
     from adapters.projections.reports import VIEWS, build_report
     from adapters.projections.standby import reader
-    from entrypoints.cli.main import settings_of
+    from entrypoints.cli.main import db_of, settings_of
     from entrypoints.cli.progress import Progress
 
     settings = settings_of(args)
@@ -113,7 +113,8 @@ def run_report(args: argparse.Namespace) -> int:
         pits = settings.pit_of()
     except ValueError as error:
         raise DomainError(f"PAIGOW_PITS: {error}") from None
-    with opened(_url(args.db or settings.db), create=False, settings=settings) as store:
+    url = _url(db_of(args))
+    with opened(url, create=False, settings=settings) as store:
         runner = reader(store, rebuild=args.rebuild)  # a standby: nothing written
         progress = Progress(runner.head(), "projections")
         if args.rebuild:
@@ -121,7 +122,7 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             runner.catch_up(progress.update)
         progress.close()
-        if args.verify and not _verified(_url(args.db or settings.db), gaming_day, settings):
+        if args.verify and not _verified(url, gaming_day, settings):
             return 1
         report = build_report(
             runner,
