@@ -74,12 +74,12 @@ def run_ratings(args: argparse.Namespace) -> int:
     from adapters.projections.ratings import read_ratings
     from adapters.projections.standby import reader
     from entrypoints.cli.commands.report import _url
-    from entrypoints.cli.main import db_of, settings_of
+    from entrypoints.cli.main import settings_of
 
     day = _day(args.day)
     settings = settings_of(args)
     gaming_day = settings.gaming_day()
-    with opened(_url(db_of(args)), create=False, settings=settings) as store:
+    with opened(_url(args), create=False, settings=settings) as store:
         runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         with runner.db.read() as tx:

@@ -97,7 +97,7 @@ def run_report(args: argparse.Namespace) -> int:
     from adapters.projections import opened
     from adapters.projections.reports import VIEWS, build_report
     from adapters.projections.standby import reader
-    from entrypoints.cli.main import db_of, settings_of
+    from entrypoints.cli.main import settings_of
     from entrypoints.cli.progress import Progress
 
     settings = settings_of(args)
@@ -113,7 +113,7 @@ def run_report(args: argparse.Namespace) -> int:
         pits = settings.pit_of()
     except ValueError as error:
         raise DomainError(f"PAIGOW_PITS: {error}") from None
-    url = _url(db_of(args))
+    url = _url(args)
     with opened(url, create=False, settings=settings) as store:
         runner = reader(store, rebuild=args.rebuild)  # a standby: nothing written
         progress = Progress(runner.head(), "projections")
@@ -177,12 +177,13 @@ def _verified(url: str, gaming_day: Any, settings: Any) -> bool:
     return not findings
 
 
-def _url(url: str) -> str:
-    """The database named, refusing a SQLite file that does not exist (a new, empty one would
-    report nothing, which looks like a quiet day)."""
+def _url(args: argparse.Namespace) -> str:
+    """The command's database (``--db``, else the ``db`` setting), refusing a SQLite file that
+    does not exist (a new, empty one would report nothing, which looks like a quiet day)."""
     from adapters.store import database_url, missing_sqlite
+    from entrypoints.cli.main import db_of
 
-    parsed = database_url(url)
+    parsed = database_url(db_of(args))
     if (missing := missing_sqlite(parsed)) is not None:
         raise missing
     return parsed.render_as_string(hide_password=False)
