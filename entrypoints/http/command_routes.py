@@ -18,13 +18,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Path, Request, Response
+from fastapi import APIRouter, Header, Path, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from entrypoints.http import books
-from entrypoints.http.auth import record_failure, require
+from entrypoints.http import auth, books
+from entrypoints.http.auth import record_failure
 from entrypoints.http.custody_routes import CUSTODY_ROUTES
-from entrypoints.http.errors import NO_KEY, ApiProblem, ErrorBody
+from entrypoints.http.errors import NO_KEY, ApiProblem, ErrorBody, refused
 from entrypoints.http.models import (
     TABLE_ID_PATTERN,
     AcceptBankBody,
@@ -336,9 +336,8 @@ async def slip_signers(
     what, named, fields = route.signed.names(body)
     try:
         return signers(route.operation, what, [key, *others], named, fields)
-    except SignersRefused as refused:
-        code = "forbidden" if refused.status == 403 else "invalid_request"
-        raise ApiProblem(refused.status, code, str(refused)) from None
+    except SignersRefused as error:
+        raise refused(error.status, str(error)) from None
 
 
 def _not_here(operation: str) -> Any:
@@ -377,11 +376,11 @@ def _documented(route: CommandRoute) -> Callable[..., Any]:
 # key and the roles) and give every other method on a command's path its 405; a POST is the
 # command door's.
 for _each in ROUTE_LIST:
-    router.post(
+    auth.endpoint(
+        router.post,
         _each.path,
-        operation_id=_each.operation,
-        summary=_each.summary,
+        _each.operation,
+        _each.summary,
         response_model=CommandResponse,
         responses=ERRORS,
-        dependencies=[Depends(require(_each.operation))],
     )(_documented(_each))

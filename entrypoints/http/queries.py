@@ -6,7 +6,6 @@ so a reader never sees half a command), and events come from the store as commit
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -93,14 +92,12 @@ def table_events(
 def _table_event(record: Any, open_round: int | None) -> TableEventOut:
     """The event, its cards withheld while its round is open (the deck order would show every
     hand, the banker's too, before they are set)."""
-    shown = event_out(record)
-    redacted: list[str] = []
-    round_open = open_round is not None and record.payload.get("round") == open_round
-    if record.type in SECRET_TYPES and round_open:
-        payload = copy.deepcopy(shown.payload)
-        redacted = withhold_cards(record.type, payload)
-        shown = shown.model_copy(update={"payload": payload})
-    return TableEventOut(**shown.model_dump(), redacted=redacted)
+    shown = event_out(record, TableEventOut)
+    secret = record.type in SECRET_TYPES and open_round is not None
+    if secret and record.payload.get("round") == open_round:
+        # The payload is the event's own copy (``event_out``): blanked in place.
+        shown.redacted = withhold_cards(record.type, shown.payload)
+    return shown
 
 
 @_get(

@@ -9,7 +9,7 @@ round is over.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -30,6 +30,8 @@ from table_core.dealing import DEALER_PLACE
 from table_core.ports import RecordedEvent
 from table_core.table.state import RoundState, TableState
 
+Shown = TypeVar("Shown", bound=EventOut)
+
 
 def _seat(place: int) -> int | None:
     return None if place == DEALER_PLACE else place
@@ -49,8 +51,10 @@ def _sorted(value: Any) -> Any:
     return value
 
 
-def event_out(record: RecordedEvent) -> EventOut:
-    return EventOut(
+def event_out(record: RecordedEvent, model: type[Shown]) -> Shown:
+    """The event as ``model`` shows it (``EventOut``, or one that adds fields with defaults);
+    its payload a copy of the record's (``_sorted`` builds every object and list anew)."""
+    return model(
         position=record.position,
         stream_id=record.stream_id,
         version=record.version,
@@ -72,7 +76,7 @@ def command_response(table_id: str, command_id: str, records: Sequence[RecordedE
         table_id=table_id,
         command_id=command_id,
         version=version,
-        events=[event_out(r) for r in records],
+        events=[event_out(r, EventOut) for r in records],
     )
 
 

@@ -121,3 +121,15 @@ def test_a_gaming_day_from_the_terminal(paigow: Run, tmp_path: Path) -> None:
             "books": "tracked",
         }
     ]
+
+
+def test_table_list_and_recall_read_the_db_setting_when_no_db_is_given(paigow: Run) -> None:
+    """Without ``--db`` the ``db`` setting names the database (here its default, ``paigow.db``
+    in the folder the command runs in)."""
+    assert paigow("db", "upgrade").returncode == 0
+    listed = paigow("table", "list", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == []
+    recalled = paigow("recall", "--table", "PG-1")
+    assert recalled.returncode == 0, recalled.stderr
+    assert recalled.stdout == "table PG-1: no rounds (events to position 0)\n"

@@ -66,12 +66,12 @@ def run_upgrade(args: argparse.Namespace) -> int:
     from adapters.store import database_url, missing_sqlite, reaching, shown_url
     from adapters.store.migrate import upgrade
     from adapters.store.signing import create_key_files
-    from entrypoints.cli.main import settings_of
+    from entrypoints.cli.main import db_of, settings_of
     from eventlog.keys import key_paths
     from table_core.ports import StoreError
 
     settings = settings_of(args)
-    url = database_url(args.db or settings.db)
+    url = database_url(db_of(args))
     if url.drivername == "memory":
         raise StoreError("memory:// has no schema to upgrade: give a database URL")
     new_file = url.get_backend_name() == "sqlite" and missing_sqlite(url) is not None

@@ -79,7 +79,7 @@ def run_follow(args: argparse.Namespace) -> int:
 
     # The floor's scope (every stream): the database login, not a role, says what it may read.
     scope = scope_for("floor", split_list(args.table), split_list(args.types))
-    with opened(_url(args.db), create=False) as store:
+    with opened(_url(args), create=False) as store:
         feed = Feed(store)
         make_listener = None if args.once else listener_for(store)
         listener = make_listener() if make_listener is not None else None

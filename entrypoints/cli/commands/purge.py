@@ -46,13 +46,13 @@ def register(subparsers: Any) -> None:
 def run_purge(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from adapters.store import database_url, open_configured
-    from entrypoints.cli.main import settings_of
+    from entrypoints.cli.main import db_of, settings_of
     from entrypoints.cli.operator import authenticate
     from service_layer.purge import PurgeRefused, purge
     from table_core.ports import Actor
 
     settings = settings_of(args)
-    url = database_url(args.db or settings.db)
+    url = database_url(db_of(args))
     if url.drivername == "memory":
         print("paigow purge: a memory store keeps nothing to purge", file=sys.stderr)
         return 2

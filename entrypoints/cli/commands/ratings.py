@@ -79,7 +79,7 @@ def run_ratings(args: argparse.Namespace) -> int:
     day = _day(args.day)
     settings = settings_of(args)
     gaming_day = settings.gaming_day()
-    with opened(_url(args.db or settings.db), create=False, settings=settings) as store:
+    with opened(_url(args), create=False, settings=settings) as store:
         runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         with runner.db.read() as tx:

@@ -56,7 +56,7 @@ def run_recall(args: argparse.Namespace) -> int:
     from entrypoints.cli.commands.report import _url
 
     last = None if args.round is not None else (args.last or 10)
-    with opened(_url(args.db), create=False) as store:
+    with opened(_url(args), create=False) as store:
         runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         position = min(runner.positions().values())

@@ -113,7 +113,8 @@ def run_report(args: argparse.Namespace) -> int:
         pits = settings.pit_of()
     except ValueError as error:
         raise DomainError(f"PAIGOW_PITS: {error}") from None
-    with opened(_url(args.db or settings.db), create=False, settings=settings) as store:
+    url = _url(args)
+    with opened(url, create=False, settings=settings) as store:
         runner = reader(store, rebuild=args.rebuild)  # a standby: nothing written
         progress = Progress(runner.head(), "projections")
         if args.rebuild:
@@ -121,7 +122,7 @@ def run_report(args: argparse.Namespace) -> int:
         else:
             runner.catch_up(progress.update)
         progress.close()
-        if args.verify and not _verified(_url(args.db or settings.db), gaming_day, settings):
+        if args.verify and not _verified(url, gaming_day, settings):
             return 1
         report = build_report(
             runner,
@@ -176,12 +177,13 @@ def _verified(url: str, gaming_day: Any, settings: Any) -> bool:
     return not findings
 
 
-def _url(url: str) -> str:
-    """The database named, refusing a SQLite file that does not exist (a new, empty one would
-    report nothing, which looks like a quiet day)."""
+def _url(args: argparse.Namespace) -> str:
+    """The command's database (``--db``, else the ``db`` setting), refusing a SQLite file that
+    does not exist (a new, empty one would report nothing, which looks like a quiet day)."""
     from adapters.store import database_url, missing_sqlite
+    from entrypoints.cli.main import db_of
 
-    parsed = database_url(url)
+    parsed = database_url(db_of(args))
     if (missing := missing_sqlite(parsed)) is not None:
         raise missing
     return parsed.render_as_string(hide_password=False)

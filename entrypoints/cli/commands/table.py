@@ -270,7 +270,7 @@ def run_list(args: argparse.Namespace) -> int:
     from adapters.projections.standby import reader
     from entrypoints.cli.commands.report import _url
 
-    with opened(_url(args.db), create=False) as store:
+    with opened(_url(args), create=False) as store:
         runner = reader(store)  # a standby: nothing written
         runner.catch_up()
         with runner.db.read() as tx:
