@@ -32,9 +32,8 @@ import json
 import sys
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.options import takes_db
 
-URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 _KINDS = ("software_version_authorised", "software_version_changed")
 #: The digest fields each kind shows (``null`` in events recorded before digests).
 _DIGESTS = {
@@ -57,13 +56,10 @@ def register(subparsers: Any) -> None:
     authorise.add_argument(
         "--floor", metavar="ID", help="the floor supervisor who authorises it (the key's actor)"
     )
-    authorise.add_argument("--db", metavar="URL", help=URL_HELP)
-    add_key_options(authorise)
-    authorise.set_defaults(handler=run_authorise)
+    takes_db(authorise, run_authorise, keyed=True)
 
     versions = verbs.add_parser("versions", help="authorisations and version changes, in order")
-    versions.add_argument("--db", metavar="URL", help=URL_HELP)
-    versions.set_defaults(handler=run_versions)
+    takes_db(versions, run_versions)
 
     identity = verbs.add_parser("identity", help="the code's digest and its parts (JSON)")
     identity.add_argument(
