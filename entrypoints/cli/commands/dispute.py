@@ -26,6 +26,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from entrypoints.cli.answers import json_record
 from entrypoints.cli.options import from_args, takes_db
 
 
@@ -128,17 +129,12 @@ def run_open(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from service_layer.disputes import DisputeError, Request, open_dispute
 
-    store, _ = _open_store(args)
-    try:
+    def act(store: Any) -> dict[str, Any]:
         actor = _operator(store, args, "open")
         request = from_args(Request, args, table_id=args.table)
-        record = open_dispute(store, request, actor, system_clock())
-    except DisputeError as error:
-        return _refused(error)
-    finally:
-        store.close()
-    _print(record)
-    return 0
+        return open_dispute(store, request, actor, system_clock())
+
+    return json_record("dispute", _open_store(args)[0], act, DisputeError)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -156,30 +152,20 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from service_layer.disputes import DisputeError, find
 
-    store, _ = _open_store(args)
-    try:
-        _print(find(store, args.dispute_id))
-    except DisputeError as error:
-        return _refused(error)
-    finally:
-        store.close()
-    return 0
+    return json_record(
+        "dispute", _open_store(args)[0], lambda store: find(store, args.dispute_id), DisputeError
+    )
 
 
 def run_close(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from service_layer.disputes import DisputeError, close_dispute
 
-    store, _ = _open_store(args)
-    try:
+    def act(store: Any) -> dict[str, Any]:
         actor = _operator(store, args, "close")
-        record = close_dispute(store, args.dispute_id, args.outcome, actor, system_clock())
-    except DisputeError as error:
-        return _refused(error)
-    finally:
-        store.close()
-    _print(record)
-    return 0
+        return close_dispute(store, args.dispute_id, args.outcome, actor, system_clock())
+
+    return json_record("dispute", _open_store(args)[0], act, DisputeError)
 
 
 def run_export(args: argparse.Namespace) -> int:

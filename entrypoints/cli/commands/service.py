@@ -32,6 +32,7 @@ import json
 import sys
 from typing import Any
 
+from entrypoints.cli.answers import json_record
 from entrypoints.cli.options import takes_db
 
 _KINDS = ("software_version_authorised", "software_version_changed")
@@ -90,18 +91,13 @@ def run_authorise(args: argparse.Namespace) -> int:
     except VersionAuthorisationError as error:
         print(f"paigow service: {error}", file=sys.stderr)
         return 2
-    store = _open_store(args)
-    try:
+
+    def act(store: Any) -> dict[str, Any]:
         key = authenticate(store, args, "service authorise-version", {"--floor": args.floor})
         actor = Actor(key.actor_id, key.role)
-        record = authorise(store, args.version, args.reason, actor, system_clock())
-    except VersionAuthorisationError as error:
-        print(f"paigow service: {error}", file=sys.stderr)
-        return 2
-    finally:
-        store.close()
-    print(json.dumps(record, sort_keys=True))
-    return 0
+        return authorise(store, args.version, args.reason, actor, system_clock())
+
+    return json_record("service", _open_store(args), act, VersionAuthorisationError)
 
 
 def run_versions(args: argparse.Namespace) -> int:
