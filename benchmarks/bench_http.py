@@ -60,6 +60,7 @@ from benchmarks.common import (  # noqa: E402
     fresh_schema,
     percentile,
     play_all,
+    wait_started,
 )
 from service_layer.operators.keys import SqlKeyStore  # noqa: E402
 
@@ -100,20 +101,15 @@ class Server:
             stderr=self.log,
             env=env,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                # Every worker up, not only the first: a late one would take no connection.
-                if (
-                    httpx.get(f"{self.base}/health", timeout=1).status_code == 200
-                    and log_path.read_text().count('"http_started"') >= workers
-                ):
-                    return
-            except httpx.TransportError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start; see {log_path}")
-            time.sleep(0.1)
+        # Every worker up, not only the first: a late one would take no connection.
+        wait_started(
+            self.process,
+            lambda: (
+                httpx.get(f"{self.base}/health", timeout=1).status_code == 200
+                and log_path.read_text().count('"http_started"') >= workers
+            ),
+            log_path,
+        )
 
     def _children(self) -> list[int]:
         parent = str(self.process.pid)
@@ -186,12 +182,16 @@ class Client:
             self._last += self.interval
         return self._last
 
-    def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
+    def _pace(self) -> None:
+        """Wait for this terminal's next send time (at once in a closed loop); count the send."""
         if self.interval:
             wait = self._slot() - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
         self._n += 1
+
+    def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
+        self._pace()
         headers = {
             "Authorization": f"Bearer {self.tokens[role]}",
             "Idempotency-Key": f"{self.table}-{self._n}-{time.time_ns()}",
