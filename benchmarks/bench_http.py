@@ -77,6 +77,22 @@ def database(engine: str, folder: Path) -> tuple[str, str | None]:
     return fresh_schema(schema), schema
 
 
+def keyed_database(
+    engine: str, folder: Path, roles: tuple[str, ...]
+) -> tuple[str, str | None, Path, dict[str, str]]:
+    """``database``'s, its signing key's file in ``folder`` and an API key's token per role."""
+    url, schema = database(engine, folder)
+    key_file = folder / "signing.pem"
+    key_file.write_bytes(Signer.generate().private_pem())
+    key_file.chmod(0o600)  # a key its group or others can read is refused
+    store = open_store(url, signing_key=key_file)
+    keys = SqlKeyStore(store)
+    now = datetime.now(UTC)
+    tokens = {role: keys.create(f"{role}-bench", role, now)[1] for role in roles}
+    store.close()
+    return url, schema, key_file, tokens
+
+
 def _stat(pid: int) -> list[str]:
     """The fields of /proc/PID/stat after the command name (field 3 of proc(5) is index 0)."""
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -333,17 +349,7 @@ def service_baseline(url: str, key_file: Path, seconds: float) -> dict[str, Any]
 def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        url, schema = database(engine, folder)
-        key_file = folder / "signing.pem"
-        key_file.write_bytes(Signer.generate().private_pem())
-        key_file.chmod(0o600)  # a key its group or others can read is refused
-        store = open_store(url, signing_key=key_file)
-        keys = SqlKeyStore(store)
-        now = datetime.now(UTC)
-        tokens = {
-            role: keys.create(f"{role}-bench", role, now)[1] for role in ("dealer", "floor", "cage")
-        }
-        store.close()
+        url, schema, key_file, tokens = keyed_database(engine, folder, ("dealer", "floor", "cage"))
         baseline = service_baseline(url, key_file, args.seconds / 3)
         server = Server(url, folder, key_file, args.workers)
         try:
