@@ -146,55 +146,39 @@ def chain_passes(path: Path) -> dict[str, Any]:
 
 def links_pass(rows: list[Any], checkpoints: list[Any], key: bytes | None) -> int:
     """The floor pass without its two hashes: positions, links, signed heads and signatures."""
-    heads: dict[str, str] = {}
-    global_head, expected = GENESIS_HASH, 1
-    signed = {c[0]: c for c in checkpoints}
-    checked = 0
-    for row in rows:
-        position, stream, prev, event_hash, global_prev, global_hash = (
-            row[0], row[1], row[10], row[11], row[12], row[13]
-        )  # fmt: skip
-        if (
-            global_prev != global_head
-            or position != expected
-            or heads.get(stream, GENESIS_HASH) != prev
-        ):
-            raise SystemExit(f"the links pass disagrees at position {position}")
-        heads[stream] = event_hash
-        global_head, expected = global_hash, expected + 1
-        checkpoint = signed.get(position)
-        if checkpoint is not None and key is not None:
-            if checkpoint[1] != global_hash or not checkpoint_signature_holds(
-                key, checkpoint[4], position, checkpoint[1], checkpoint[2]
-            ):
-                raise SystemExit(f"the links pass: checkpoint at {position} does not hold")
-            checked += 1
-    return checked
+    return floor_pass(rows, checkpoints, key, hashes=False)
 
 
-def floor_pass(rows: list[Any], checkpoints: list[Any], key: bytes | None) -> int:
-    """Two SHA-256 over the stored bytes, every link and position, one signature a checkpoint."""
+def floor_pass(
+    rows: list[Any], checkpoints: list[Any], key: bytes | None, *, hashes: bool = True
+) -> int:
+    """Two SHA-256 over the stored bytes (unless not ``hashes``: the links pass), every link and
+    position, one signature a checkpoint."""
+    name = "floor" if hashes else "links"
     heads: dict[str, str] = {}
     global_head, expected = GENESIS_HASH, 1
     signed = {c[0]: c for c in checkpoints}
     checked = 0
     for (position, stream, version, kind, schema, payload, at, actor, role, command, prev,
          event_hash, global_prev, global_hash) in rows:  # fmt: skip
-        event = sha256(
-            f'["paigow-event-v1","{prev}",{quote(stream)},{version},{quote(kind)},{schema},'
-            f"{quote(at)},{quote(actor)},{quote(role)},{quote(command)}]\n{payload}".encode()
-        ).hexdigest()
-        chained = sha256(
-            f'["paigow-global-v1","{global_prev}",{position},"{event_hash}"]'.encode()
-        ).hexdigest()
+        if hashes and (
+            sha256(
+                f'["paigow-event-v1","{prev}",{quote(stream)},{version},{quote(kind)},{schema},'
+                f"{quote(at)},{quote(actor)},{quote(role)},{quote(command)}]\n{payload}".encode()
+            ).hexdigest()
+            != event_hash
+            or sha256(
+                f'["paigow-global-v1","{global_prev}",{position},"{event_hash}"]'.encode()
+            ).hexdigest()
+            != global_hash
+        ):
+            raise SystemExit(f"the floor pass disagrees at position {position}")
         if (
-            event != event_hash
-            or chained != global_hash
-            or global_prev != global_head
+            global_prev != global_head
             or position != expected
             or heads.get(stream, GENESIS_HASH) != prev
         ):
-            raise SystemExit(f"the floor pass disagrees at position {position}")
+            raise SystemExit(f"the {name} pass disagrees at position {position}")
         heads[stream] = event_hash
         global_head, expected = global_hash, expected + 1
         checkpoint = signed.get(position)
@@ -202,7 +186,7 @@ def floor_pass(rows: list[Any], checkpoints: list[Any], key: bytes | None) -> in
             if checkpoint[1] != global_hash or not checkpoint_signature_holds(
                 key, checkpoint[4], position, checkpoint[1], checkpoint[2]
             ):
-                raise SystemExit(f"the floor pass: checkpoint at {position} does not hold")
+                raise SystemExit(f"the {name} pass: checkpoint at {position} does not hold")
             checked += 1
     return checked
 

@@ -180,13 +180,9 @@ def main() -> int:
         f"alone is {core_s / verify_s:.0%} of it; goal {GOAL_ROUNDS:,} rounds/s)"
     )
     if args.profile:
-        from bench_audit import profile
+        from bench_audit import profile_figures
 
-        shares = profile(args.db, args.profile)
-        figures["profile"] = {area: round(share, 3) for area, share in shares}
-        print(f"where verification time goes (cProfile, first {args.profile:,} events):")
-        for area, share in shares:
-            print(f"  {share:6.1%}  {area}")
+        figures["profile"] = profile_figures(args.db, args.profile)
     memory = [Path(p) for p in args.memory.split(",") if p]
     figures["memory"] = [{"db": str(p), **peak_rss(p)} for p in memory]
     for each in figures["memory"]:

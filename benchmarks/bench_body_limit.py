@@ -49,7 +49,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import free_port, percentile  # noqa: E402
+from benchmarks.common import free_port, percentile, wait_started  # noqa: E402
 
 PAIGOW = Path(sys.executable).with_name("paigow")
 PATH = "/tables/PG-1/open"
@@ -93,16 +93,12 @@ class Server:
             stderr=self.log,
             env={**os.environ, "PAIGOW_LOG_LEVEL": "warning"},
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start; see {folder / 'serve.log'}")
-            time.sleep(0.1)
+        health = f"http://127.0.0.1:{self.port}/health"
+        wait_started(
+            self.process,
+            lambda: httpx.get(health, timeout=1).status_code == 200,
+            folder / "serve.log",
+        )
 
     def stop(self) -> None:
         self.process.terminate()

@@ -20,7 +20,6 @@ Usage: python benchmarks/bench_core.py [--rounds 20000] [--peer-rounds 2000] [--
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import io
 import json
@@ -31,7 +30,11 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import counts_parser
 from table_core import commands as c
 from table_core.analysis import EdgeSettings, RoundPlayer
 from table_core.cards import FULL_DECK, Card
@@ -153,12 +156,9 @@ def _interleaved(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=20_000)
-    parser.add_argument("--peer-rounds", type=int, default=2_000)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--warm-rounds", type=int, default=50_000)
-    parser.add_argument("--seed", type=int, default=8)
+    parser = counts_parser(
+        __doc__, rounds=20_000, peer_rounds=2_000, repeat=5, warm_rounds=50_000, seed=8
+    )
     parser.add_argument("--house-way", default="fr")
     parser.add_argument("--profile", action="store_true", help="print where the core's time goes")
     args = parser.parse_args()

@@ -15,7 +15,6 @@ Usage (from the repo root): .venv/bin/python benchmarks/bench_evaluator.py [--ha
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -23,10 +22,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from itertools import pairwise
+from pathlib import Path
 
 from treys import Card as TreysCard
 from treys import Evaluator
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import counts_parser
 from table_core.cards import JOKER, Card, card_text
 from table_core.hands import (
     STRAIGHT,
@@ -84,11 +87,7 @@ def _check_order(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hands", type=int, default=200_000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
+    args = counts_parser(__doc__, hands=200_000, seed=7, repeat=5).parse_args()
 
     rng = random.Random(args.seed)
     hands = [tuple(rng.sample(STANDARD_CARDS, 5)) for _ in range(args.hands)]

@@ -9,13 +9,17 @@ Usage: python benchmarks/bench_house_way.py [--hands 100000] [--repeat 3] [--see
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import counts_parser
 from table_core.cards import FULL_DECK, Card
 from table_core.hands import tables_for
 from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
@@ -37,11 +41,7 @@ def _rate(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hands", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=11)
-    args = parser.parse_args()
+    args = counts_parser(__doc__, hands=100_000, repeat=3, seed=11).parse_args()
     rng = random.Random(args.seed)
     hands = [rng.sample(FULL_DECK, 7) for _ in range(args.hands)]
     tables = tables_for("second")

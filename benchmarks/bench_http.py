@@ -60,6 +60,7 @@ from benchmarks.common import (  # noqa: E402
     fresh_schema,
     percentile,
     play_all,
+    wait_started,
 )
 from service_layer.operators.keys import SqlKeyStore  # noqa: E402
 
@@ -74,6 +75,22 @@ def database(engine: str, folder: Path) -> tuple[str, str | None]:
         return f"sqlite:///{folder / 'bench.db'}", None
     schema = f"bench_http_{os.getpid()}"
     return fresh_schema(schema), schema
+
+
+def keyed_database(
+    engine: str, folder: Path, roles: tuple[str, ...]
+) -> tuple[str, str | None, Path, dict[str, str]]:
+    """``database``'s, its signing key's file in ``folder`` and an API key's token per role."""
+    url, schema = database(engine, folder)
+    key_file = folder / "signing.pem"
+    key_file.write_bytes(Signer.generate().private_pem())
+    key_file.chmod(0o600)  # a key its group or others can read is refused
+    store = open_store(url, signing_key=key_file)
+    keys = SqlKeyStore(store)
+    now = datetime.now(UTC)
+    tokens = {role: keys.create(f"{role}-bench", role, now)[1] for role in roles}
+    store.close()
+    return url, schema, key_file, tokens
 
 
 def _stat(pid: int) -> list[str]:
@@ -100,20 +117,15 @@ class Server:
             stderr=self.log,
             env=env,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                # Every worker up, not only the first: a late one would take no connection.
-                if (
-                    httpx.get(f"{self.base}/health", timeout=1).status_code == 200
-                    and log_path.read_text().count('"http_started"') >= workers
-                ):
-                    return
-            except httpx.TransportError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"the server did not start; see {log_path}")
-            time.sleep(0.1)
+        # Every worker up, not only the first: a late one would take no connection.
+        wait_started(
+            self.process,
+            lambda: (
+                httpx.get(f"{self.base}/health", timeout=1).status_code == 200
+                and log_path.read_text().count('"http_started"') >= workers
+            ),
+            log_path,
+        )
 
     def _children(self) -> list[int]:
         parent = str(self.process.pid)
@@ -186,12 +198,16 @@ class Client:
             self._last += self.interval
         return self._last
 
-    def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
+    def _pace(self) -> None:
+        """Wait for this terminal's next send time (at once in a closed loop); count the send."""
         if self.interval:
             wait = self._slot() - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
         self._n += 1
+
+    def send(self, role: str, operation: str, path: str, body: Any = None) -> None:
+        self._pace()
         headers = {
             "Authorization": f"Bearer {self.tokens[role]}",
             "Idempotency-Key": f"{self.table}-{self._n}-{time.time_ns()}",
@@ -333,17 +349,7 @@ def service_baseline(url: str, key_file: Path, seconds: float) -> dict[str, Any]
 def bench(engine: str, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        url, schema = database(engine, folder)
-        key_file = folder / "signing.pem"
-        key_file.write_bytes(Signer.generate().private_pem())
-        key_file.chmod(0o600)  # a key its group or others can read is refused
-        store = open_store(url, signing_key=key_file)
-        keys = SqlKeyStore(store)
-        now = datetime.now(UTC)
-        tokens = {
-            role: keys.create(f"{role}-bench", role, now)[1] for role in ("dealer", "floor", "cage")
-        }
-        store.close()
+        url, schema, key_file, tokens = keyed_database(engine, folder, ("dealer", "floor", "cage"))
         baseline = service_baseline(url, key_file, args.seconds / 3)
         server = Server(url, folder, key_file, args.workers)
         try:

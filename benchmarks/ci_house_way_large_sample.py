@@ -12,7 +12,6 @@ Exits 1 on the first foul, error or difference. Ends with one JSON line of hands
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.house_way_files import built_in_text
+from benchmarks.common import counts_parser
 from scripts.house_way_sample import fixed_sample
 from table_core.cards import FULL_DECK, cards_text
 from table_core.errors import DomainError
@@ -62,11 +62,7 @@ def file_equals(name: str, hands: int, seed: int, tables: FiveCardTables) -> boo
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hands", type=int, default=2_000_000)
-    parser.add_argument("--file-hands", type=int, default=2_000_000)
-    parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    args = counts_parser(__doc__, hands=2_000_000, file_hands=2_000_000, seed=7).parse_args()
     tables = tables_for("second")
     rates = {}
     for name in BUILT_IN:

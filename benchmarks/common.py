@@ -1,17 +1,22 @@
-"""What several benchmarks measure with: a percentile, a free port, clients played on threads
-at once, and a PostgreSQL schema of their own for a run (made fresh and migrated, then dropped).
+"""What several benchmarks measure with: a percentile, a free port, a parser of counts, a server's
+start awaited,
+clients played on threads at once, and a PostgreSQL schema of their own for a run (made fresh
+and migrated, then dropped).
 
 Imported as ``benchmarks.common`` by scripts that put the repository on ``sys.path`` first.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
+import subprocess
 import threading
 import time
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
 
 PG = os.environ.get("PAIGOW_BENCH_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -85,3 +90,29 @@ def fresh_schema(schema: str, url: str = PG) -> str:
 
 def drop_schema(schema: str, url: str = PG) -> None:
     pg_admin(f"DROP SCHEMA IF EXISTS {schema} CASCADE", url)
+
+
+def wait_started(process: subprocess.Popen[Any], ready: Callable[[], bool], log: Path) -> None:
+    """Until ``ready()`` (a server answering): every tenth of a second, a minute at the most; a
+    process that ended or the minute gone ends the run, naming the server's ``log``."""
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if ready():
+                return
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the server did not start; see {log}")
+        time.sleep(0.1)
+
+
+def counts_parser(description: str | None, **counts: int) -> argparse.ArgumentParser:
+    """A parser with one whole-number option per keyword (``peer_rounds``: ``--peer-rounds``),
+    in the keywords' order, each defaulting to the keyword's value."""
+    parser = argparse.ArgumentParser(description=description)
+    for name, default in counts.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
+    return parser

@@ -15,8 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from entrypoints.cli.follow_run import Stop
-from entrypoints.cli.follow_run import lag as lag_of
+from entrypoints.cli.follow_run import until_stopped, verified_line
 
 
 def run_archive(args: argparse.Namespace) -> int:
@@ -69,19 +68,7 @@ def run_archive(args: argparse.Namespace) -> int:
                     save_state(folder / f"{name}.json", state)
                     written[name] = state.stands()
 
-        stop = Stop()
-        try:
-            status = follow_archive(
-                archive,
-                out.outcome,
-                save,
-                stop,
-                once=args.once,
-                exit_on_finding=args.exit_on_finding,
-                saved=out.verified,
-            )
-        finally:
-            stop.restore()
+        status = until_stopped(follow_archive, archive, out, save, args)
         for followed in archive.followed:
             out.stopped(followed.prop, followed.follower.state, status)
         return status
@@ -147,19 +134,7 @@ class _Output:
         outcome = done.outcome
         if outcome.checkpoint is None or self.quiet:
             return
-        lag = lag_of(outcome.signed_at)
-        self._line(
-            done.prop,
-            f"verified: up to checkpoint at position {outcome.checkpoint} ({outcome.events} "
-            f"events, {outcome.checkpoints} checkpoint(s)) in {outcome.seconds:.3f} s",
-            {
-                "verified": outcome.checkpoint,
-                "events": outcome.events,
-                "checkpoints": outcome.checkpoints,
-                "seconds": round(outcome.seconds, 4),
-                "lag": None if lag is None else round(lag, 4),
-            },
-        )
+        self._line(done.prop, *verified_line(outcome))
 
     def stopped(self, prop: Any, state: Any, status: int) -> None:
         found = self.alerts.get(prop.name, 0)

@@ -12,12 +12,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from typing import Any
 
-from entrypoints.cli.follow_run import Stop as _Stop
-from entrypoints.cli.follow_run import lag as _lag
+from entrypoints.cli.follow_run import until_stopped, verified_line
+from entrypoints.cli.options import bounded
 
 URL_HELP = "database URL, read only (default: $PAIGOW_DB, else sqlite:///paigow.db)"
+
+
+#: The files the follower reads and writes: (option, help).
+_FILES = (
+    (
+        "--public-key",
+        "the casino's public key to check checkpoint signatures with (as `audit verify`)",
+    ),
+    ("--witness", "a witness file: the log must agree with it"),
+    (
+        "--state",
+        "where the follower keeps its position (JSON, replaced atomically); a restart resumes "
+        "from it. Without it, every start verifies from the first event",
+    ),
+    ("--findings", "the findings journal: one hash-chained JSON line per finding, append only"),
+)
 
 
 def register_follow(verbs: Any) -> None:
@@ -28,25 +45,8 @@ def register_follow(verbs: Any) -> None:
         "--exit-on-finding (or --once), 2 bad usage.",
     )
     follow.add_argument("--db", metavar="URL", help=URL_HELP)
-    follow.add_argument(
-        "--public-key",
-        metavar="FILE",
-        help="the casino's public key to check checkpoint signatures with (as `audit verify`)",
-    )
-    follow.add_argument(
-        "--witness", metavar="FILE", help="a witness file: the log must agree with it"
-    )
-    follow.add_argument(
-        "--state",
-        metavar="FILE",
-        help="where the follower keeps its position (JSON, replaced atomically); a restart "
-        "resumes from it. Without it, every start verifies from the first event",
-    )
-    follow.add_argument(
-        "--findings",
-        metavar="FILE",
-        help="the findings journal: one hash-chained JSON line per finding, append only",
-    )
+    for flag, text in _FILES:
+        follow.add_argument(flag, metavar="FILE", help=text)
     follow.add_argument(
         "--exit-on-finding", action="store_true", help="exit 1 at the first finding"
     )
@@ -99,31 +99,11 @@ def register_follow(verbs: Any) -> None:
     follow.set_defaults(handler=run_follow)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
-    if not 0.01 <= value <= 60:
-        raise argparse.ArgumentTypeError("0.01 to 60 seconds")
-    return value
-
-
-def _stale(text: str) -> float:
-    value = _grace(text)
-    if value < 0.1:
-        raise argparse.ArgumentTypeError("0.1 to 86400 seconds")
-    return value
-
-
-def _grace(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of seconds, not {text!r}") from None
-    if not 0 <= value <= 86_400:
-        raise argparse.ArgumentTypeError("0 to 86400 seconds")
-    return value
+_NOT_SECONDS = "a number of seconds, not {text!r}"
+_seconds = bounded(float, 0.01, 60, "0.01 to 60 seconds", not_a=_NOT_SECONDS, name="_seconds")
+_grace = bounded(float, 0, 86_400, "0 to 86400 seconds", not_a=_NOT_SECONDS, name="_grace")
+# Text out of _grace's range keeps _grace's line, as it did when _stale called it first.
+_stale = bounded(_grace, 0.1, math.inf, "0.1 to 86400 seconds", name="_stale")
 
 
 def run_follow(args: argparse.Namespace) -> int:
@@ -162,19 +142,8 @@ def run_follow(args: argparse.Namespace) -> int:
         follower = Follower(log, Checkers(key, witness), state, tail)
         out = _Output(args.format, args.quiet, log.name, journal)
         out.started(state, key is not None)
-        stop = _Stop()
-        try:
-            status = follow(
-                follower,
-                out.outcome,
-                (lambda: save_state(args.state, state)) if args.state else (lambda: None),
-                stop,
-                once=args.once,
-                exit_on_finding=args.exit_on_finding,
-                saved=out.verified,
-            )
-        finally:
-            stop.restore()
+        save = (lambda: save_state(args.state, state)) if args.state else (lambda: None)
+        status = until_stopped(follow, follower, out, save, args)
         out.stopped(state, status)
         return status
     finally:
@@ -215,18 +184,7 @@ class _Output:
     def verified(self, outcome: Any) -> None:
         if outcome.checkpoint is None or self.quiet:
             return
-        lag = _lag(outcome.signed_at)
-        self._line(
-            f"verified: up to checkpoint at position {outcome.checkpoint} ({outcome.events} "
-            f"events, {outcome.checkpoints} checkpoint(s)) in {outcome.seconds:.3f} s",
-            {
-                "verified": outcome.checkpoint,
-                "events": outcome.events,
-                "checkpoints": outcome.checkpoints,
-                "seconds": round(outcome.seconds, 4),
-                "lag": None if lag is None else round(lag, 4),
-            },
-        )
+        self._line(*verified_line(outcome))
 
     def stopped(self, state: Any, status: int) -> None:
         self._line(

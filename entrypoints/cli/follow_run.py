@@ -1,10 +1,13 @@
 """What both ways of running ``paigow audit follow`` share (one log: ``audit_follow.py``; an
-archive of properties: ``audit_archive.py``): stopping on a signal, and a checkpoint's lag."""
+archive of properties: ``audit_archive.py``): running until a signal stops it, a checkpoint's
+lag and the line of a verified pass."""
 
 from __future__ import annotations
 
+import argparse
 import signal
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -37,3 +40,44 @@ def lag(signed_at: str | None) -> float | None:
     except ValueError:
         return None
     return time.time() - at.timestamp() if at.tzinfo is not None else None
+
+
+def until_stopped(
+    follow: Callable[..., int],
+    followed: Any,
+    out: Any,
+    save: Callable[[], None],
+    args: argparse.Namespace,
+) -> int:
+    """``follow`` (``audit.follow.follow`` or ``follow_archive``) over ``followed``, saying what
+    it finds with ``out`` (``outcome`` and ``verified``) as the options ask, until a signal
+    stops it; its exit status. The signals' former handlers come back after."""
+    stop = Stop()
+    try:
+        return follow(
+            followed,
+            out.outcome,
+            save,
+            stop,
+            once=args.once,
+            exit_on_finding=args.exit_on_finding,
+            saved=out.verified,
+        )
+    finally:
+        stop.restore()
+
+
+def verified_line(outcome: Any) -> tuple[str, dict[str, Any]]:
+    """The line of a pass that verified up to a checkpoint: its text and its JSON."""
+    seconds = lag(outcome.signed_at)
+    return (
+        f"verified: up to checkpoint at position {outcome.checkpoint} ({outcome.events} "
+        f"events, {outcome.checkpoints} checkpoint(s)) in {outcome.seconds:.3f} s",
+        {
+            "verified": outcome.checkpoint,
+            "events": outcome.events,
+            "checkpoints": outcome.checkpoints,
+            "seconds": round(outcome.seconds, 4),
+            "lag": None if seconds is None else round(seconds, 4),
+        },
+    )

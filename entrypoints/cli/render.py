@@ -52,11 +52,13 @@ def pct(value: Any) -> str:
     return "" if value is None else f"{value}%"
 
 
-def plain(value: Any) -> str:
+def plain(value: Any, booleans: tuple[str, str] = ("no", "yes")) -> str:
+    """A cell's text: ``None`` empty, a boolean one of ``booleans`` (false, true), a list its
+    items spaced."""
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return booleans[value]
     if isinstance(value, list | tuple):
         return " ".join(str(v) for v in value)
     return str(value)
@@ -176,15 +178,6 @@ def csv_text(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([_csv_cell(row.get(name)) for name in columns])
+        # The csv module writes any other value as str() would: plain's text, booleans aside.
+        writer.writerow([plain(row.get(name), ("false", "true")) for name in columns])
     return buffer.getvalue()
-
-
-def _csv_cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list | tuple):
-        return " ".join(str(v) for v in value)
-    return value

@@ -14,6 +14,8 @@ import random
 import secrets
 from typing import Any
 
+from entrypoints.cli.options import bounded
+from entrypoints.cli.options import positive as _positive
 from entrypoints.cli.progress import Progress
 from table_core.analysis import EdgeSettings, RoundPlayer, Tally
 from table_core.cards import FULL_DECK
@@ -52,18 +54,7 @@ def register(subparsers: Any) -> None:
     edge.set_defaults(handler=run_edge)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be a positive whole number")
-    return value
-
-
-def _players(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"a table seats 1..{MAX_PLAYERS} players")
-    return value
+_players = bounded(int, 1, MAX_PLAYERS, f"a table seats 1..{MAX_PLAYERS} players", name="_players")
 
 
 def measure(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -36,6 +37,7 @@ from typing import Any
 
 from entrypoints.cli.audit_follow import register_follow
 from entrypoints.cli.audit_settings import audit_database, public_key_setting
+from entrypoints.cli.options import bounded
 from entrypoints.cli.progress import Progress
 
 URL_HELP = "database URL, read only (default: $PAIGOW_DB, else sqlite:///paigow.db)"
@@ -132,14 +134,14 @@ def _scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", type=_round, metavar="N", dest="to_round", help="last round")
 
 
-def _round(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a round number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("rounds are numbered from 1")
-    return value
+_round = bounded(
+    int,
+    1,
+    math.inf,
+    "rounds are numbered from 1",
+    not_a="a round number, not {text!r}",
+    name="_round",
+)
 
 
 def default_jobs() -> int:
@@ -151,24 +153,12 @@ def default_jobs() -> int:
     return max(1, min(64, cores))
 
 
-def _jobs_range(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of rows, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("at least 1 row")
-    return value
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of processes, not {text!r}") from None
-    if not 1 <= value <= 64:
-        raise argparse.ArgumentTypeError("1..64 processes")
-    return value
+_jobs_range = bounded(
+    int, 1, math.inf, "at least 1 row", not_a="a number of rows, not {text!r}", name="_jobs_range"
+)
+_jobs = bounded(
+    int, 1, 64, "1..64 processes", not_a="a number of processes, not {text!r}", name="_jobs"
+)
 
 
 def _check_range(args: argparse.Namespace) -> str | None:

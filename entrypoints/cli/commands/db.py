@@ -28,25 +28,23 @@ import sys
 from typing import Any
 
 from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.options import DB_HELP, takes_db
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("db", help="event store schema and verification")
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    url_help = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 
     upgrade = verbs.add_parser("upgrade", help="migrate the database to the newest schema")
-    upgrade.add_argument("--db", metavar="URL", help=url_help)
-    upgrade.set_defaults(handler=run_upgrade)
+    takes_db(upgrade, run_upgrade)
 
     check = verbs.add_parser("verify", help="check every hash, link and checkpoint signature")
-    check.add_argument("--db", metavar="URL", help=url_help)
-    check.set_defaults(handler=run_verify)
+    takes_db(check, run_verify)
 
     adopt = verbs.add_parser(
         "adopt", help="list the events no append tag covers; vouch for them with the key"
     )
-    adopt.add_argument("--db", metavar="URL", help=url_help)
+    adopt.add_argument("--db", metavar="URL", help=DB_HELP)
     adopt.add_argument(
         "--through", type=int, metavar="POSITION", help="adopt the untagged events up to here"
     )

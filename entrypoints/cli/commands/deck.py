@@ -37,7 +37,9 @@ from table_core import commands as c
 from table_core.errors import DomainError
 from table_core.events import CUSTODY_TYPES, Actor
 
-Build = Callable[[argparse.Namespace, Actor, datetime], c.Command]
+#: A recording's own fields (beyond the deck, the actor and the time), from its options and
+#: the time.
+Fields = Callable[[argparse.Namespace, datetime], dict[str, Any]]
 
 
 def _said(value: str | None, what: str) -> str:
@@ -66,50 +68,46 @@ def _time(value: str | None, now: datetime) -> datetime:
     return at
 
 
-_RECORDING: dict[str, tuple[str, Build]] = {
+#: Each recording: its help, the core's command and the command's own fields.
+_RECORDING: dict[str, tuple[str, Callable[..., c.Command], Fields]] = {
     "receive": (
         "a deck (or package) reaches the table: its id and seal",
-        lambda a, actor, at: c.ReceiveDeck(
-            deck_id=a.deck, seal=a.seal, package_id=a.package, actor=actor, at=at
-        ),
+        c.ReceiveDeck,
+        lambda a, at: {"seal": a.seal, "package_id": a.package},
     ),
     "inspect": (
         "the deck counted (53 to pass) and who inspected it",
-        lambda a, actor, at: c.InspectDeck(
-            deck_id=a.deck, card_count=_count(a.count), inspector=a.inspector, actor=actor, at=at
-        ),
+        c.InspectDeck,
+        lambda a, at: {"card_count": _count(a.count), "inspector": a.inspector},
     ),
     "load": (
         "the shuffler's receipt: its serial and when it took the deck",
-        lambda a, actor, at: c.LoadShuffler(
-            deck_id=a.deck,
-            shuffler_serial=a.shuffler,
-            received_at=_time(a.received_at, at),
-            actor=actor,
-            at=at,
-        ),
+        c.LoadShuffler,
+        lambda a, at: {"shuffler_serial": a.shuffler, "received_at": _time(a.received_at, at)},
     ),
-    "use": (
-        "put an inspected deck in use",
-        lambda a, actor, at: c.PutDeckInUse(deck_id=a.deck, actor=actor, at=at),
-    ),
+    "use": ("put an inspected deck in use", c.PutDeckInUse, lambda a, at: {}),
     "retire": (
         "retire the deck, and why (--destroyed: destroyed too)",
-        lambda a, actor, at: c.RetireDeck(
-            deck_id=a.deck, reason=a.reason, destroyed=a.destroyed, actor=actor, at=at
-        ),
+        c.RetireDeck,
+        lambda a, at: {"reason": a.reason, "destroyed": a.destroyed},
     ),
     "hold": (
         "keep the deck intact (a dispute or an investigation)",
-        lambda a, actor, at: c.HoldDeck(
-            deck_id=a.deck, reason=a.reason, dispute_id=a.dispute, actor=actor, at=at
-        ),
+        c.HoldDeck,
+        lambda a, at: {"reason": a.reason, "dispute_id": a.dispute},
     ),
     "release": (
         "lift the hold on the deck, and why",
-        lambda a, actor, at: c.ReleaseDeck(deck_id=a.deck, reason=a.reason, actor=actor, at=at),
+        c.ReleaseDeck,
+        lambda a, at: {"reason": a.reason},
     ),
 }
+
+
+def _command(args: argparse.Namespace, actor: Actor, at: datetime) -> c.Command:
+    """The recording's command: its deck, actor and time, and its own fields."""
+    _, kind, fields = _RECORDING[args.action]
+    return kind(deck_id=args.deck, actor=actor, at=at, **fields(args, at))
 
 
 def register(subparsers: Any) -> None:
@@ -119,7 +117,7 @@ def register(subparsers: Any) -> None:
         description="Record a deck's custody at a table (the floor's), or read it back.",
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for name, (summary, _) in _RECORDING.items():
+    for name, (summary, _, _) in _RECORDING.items():
         sub = actions.add_parser(name, help=summary, description=summary)
         _common(sub, deck=True)
         sub.add_argument("--actor", help="the floor supervisor's id (the key's actor)")
@@ -184,7 +182,7 @@ def run_recording(args: argparse.Namespace) -> int:
         if service.load(args.table).table_id is None:
             service.forget(args.table)
             raise DomainError(f"no table {args.table} in {wired.shown}")
-        command = _RECORDING[args.action][1](args, actor, service.now())
+        command = _command(args, actor, service.now())
         command_id = args.command_id or f"deck-{uuid.uuid4()}"
         result = service.execute(args.table, command, command_id)
     finally:

@@ -26,9 +26,8 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
-
-URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
+from entrypoints.cli.answers import json_record
+from entrypoints.cli.options import from_args, takes_db
 
 
 def register(subparsers: Any) -> None:
@@ -65,37 +64,31 @@ def register(subparsers: Any) -> None:
         metavar="REF",
         help="a surveillance reference (repeat for more)",
     )
-    _who(opening)
-    opening.set_defaults(handler=run_open)
+    _who(opening, run_open)
 
     listing = verbs.add_parser("list", help="every dispute, one JSON line each")
-    listing.add_argument("--db", metavar="URL", help=URL_HELP)
-    listing.set_defaults(handler=run_list)
+    takes_db(listing, run_list)
 
     show = verbs.add_parser("show", help="one dispute's record")
     show.add_argument("dispute_id")
-    show.add_argument("--db", metavar="URL", help=URL_HELP)
-    show.set_defaults(handler=run_show)
+    takes_db(show, run_show)
 
     close = verbs.add_parser("close", help="close a dispute, recording its outcome")
     close.add_argument("dispute_id")
     close.add_argument("--outcome", required=True)
-    _who(close)
-    close.set_defaults(handler=run_close)
+    _who(close, run_close)
 
     export = verbs.add_parser("export", help="the regulator's bundle of a dispute")
     export.add_argument("dispute_id")
     export.add_argument("--out", required=True, metavar="FILE")
     export.add_argument("--public-key", metavar="FILE", help="the casino's public key to name")
-    export.add_argument("--db", metavar="URL", help=URL_HELP)
-    export.set_defaults(handler=run_export)
+    takes_db(export, run_export)
 
 
-def _who(parser: argparse.ArgumentParser) -> None:
+def _who(parser: argparse.ArgumentParser, handler: Any) -> None:
     parser.add_argument("--actor", metavar="ID", help="who does it (the key's actor)")
     parser.add_argument("--role", choices=("floor", "auditor"), help="the key's role")
-    parser.add_argument("--db", metavar="URL", help=URL_HELP)
-    add_key_options(parser)
+    takes_db(parser, handler, keyed=True)
 
 
 def _operator(store: Any, args: argparse.Namespace, verb: str) -> Any:
@@ -136,25 +129,12 @@ def run_open(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from service_layer.disputes import DisputeError, Request, open_dispute
 
-    store, _ = _open_store(args)
-    try:
+    def act(store: Any) -> dict[str, Any]:
         actor = _operator(store, args, "open")
-        request = Request(
-            table_id=args.table,
-            reason=args.reason,
-            player=args.player,
-            rounds=args.rounds,
-            from_time=args.from_time,
-            to_time=args.to_time,
-            surveillance=args.surveillance,
-        )
-        record = open_dispute(store, request, actor, system_clock())
-    except DisputeError as error:
-        return _refused(error)
-    finally:
-        store.close()
-    _print(record)
-    return 0
+        request = from_args(Request, args, table_id=args.table)
+        return open_dispute(store, request, actor, system_clock())
+
+    return json_record("dispute", _open_store(args)[0], act, DisputeError)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -172,30 +152,20 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from service_layer.disputes import DisputeError, find
 
-    store, _ = _open_store(args)
-    try:
-        _print(find(store, args.dispute_id))
-    except DisputeError as error:
-        return _refused(error)
-    finally:
-        store.close()
-    return 0
+    return json_record(
+        "dispute", _open_store(args)[0], lambda store: find(store, args.dispute_id), DisputeError
+    )
 
 
 def run_close(args: argparse.Namespace) -> int:
     from adapters.clock import system_clock
     from service_layer.disputes import DisputeError, close_dispute
 
-    store, _ = _open_store(args)
-    try:
+    def act(store: Any) -> dict[str, Any]:
         actor = _operator(store, args, "close")
-        record = close_dispute(store, args.dispute_id, args.outcome, actor, system_clock())
-    except DisputeError as error:
-        return _refused(error)
-    finally:
-        store.close()
-    _print(record)
-    return 0
+        return close_dispute(store, args.dispute_id, args.outcome, actor, system_clock())
+
+    return json_record("dispute", _open_store(args)[0], act, DisputeError)
 
 
 def run_export(args: argparse.Namespace) -> int:

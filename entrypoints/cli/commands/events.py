@@ -20,6 +20,8 @@ import sys
 import time
 from typing import Any
 
+from entrypoints.cli.options import bounded
+
 URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 PAGE = 500
 
@@ -61,14 +63,8 @@ def _position(text: str) -> int:
     return int(text)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.005 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"seconds from 0.005 to 60, not {text!r}")
-    return value
+_SECONDS = "seconds from 0.005 to 60, not {text!r}"
+_seconds = bounded(float, 0.005, 60, _SECONDS, not_a=_SECONDS, name="_seconds")
 
 
 def run_follow(args: argparse.Namespace) -> int:

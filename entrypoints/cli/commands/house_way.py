@@ -13,6 +13,7 @@ from typing import Any
 from entrypoints.cli.house_way_checks import register_verbs
 from entrypoints.cli.house_way_edge import register_edge
 from entrypoints.cli.house_way_install import register_install
+from entrypoints.cli.options import positive as _positive
 from entrypoints.cli.progress import Progress
 from table_core.cards import FULL_DECK, cards_text
 from table_core.house_ways import BUILT_IN, get_house_way, set_by_house_way
@@ -48,13 +49,6 @@ def register(subparsers: Any) -> None:
     register_verbs(verbs, _positive)
     register_install(verbs, _positive)
     register_edge(verbs, _positive)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be a positive whole number")
-    return value
 
 
 def _shown(split: Split) -> str:

@@ -26,7 +26,7 @@ import json
 import sys
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.options import DB_HELP, takes_db
 
 ROLES = ("dealer", "floor", "cage", "auditor", "count", "security")
 
@@ -36,7 +36,6 @@ def register(subparsers: Any) -> None:
         "keys", help="API keys of the HTTP server (actor and role); the checkpoints' signing key"
     )
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    url_help = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 
     create = verbs.add_parser("create", help="create a key; its token is shown once")
     create.add_argument("--role", required=True, choices=ROLES)
@@ -44,31 +43,24 @@ def register(subparsers: Any) -> None:
     create.add_argument(
         "--out", metavar="FILE", help="write the token there (mode 0600) instead of printing it"
     )
-    create.add_argument("--db", metavar="URL", help=url_help)
-    add_key_options(create)
-    create.set_defaults(handler=run_create)
+    takes_db(create, run_create, keyed=True)
 
     listing = verbs.add_parser("list", help="list the keys (never their tokens)")
-    listing.add_argument("--db", metavar="URL", help=url_help)
-    listing.set_defaults(handler=run_list)
+    takes_db(listing, run_list)
 
     revoke = verbs.add_parser("revoke", help="revoke a key by its id")
     revoke.add_argument("key_id")
-    revoke.add_argument("--db", metavar="URL", help=url_help)
-    add_key_options(revoke)
-    revoke.set_defaults(handler=run_revoke)
+    takes_db(revoke, run_revoke, keyed=True)
 
     role = verbs.add_parser("role", help="change an active key's role, with a reason")
     role.add_argument("key_id")
     role.add_argument("--role", required=True, choices=ROLES)
     role.add_argument("--reason", required=True, help="why (recorded in the system event)")
-    role.add_argument("--db", metavar="URL", help=url_help)
-    add_key_options(role)
-    role.set_defaults(handler=run_role)
+    takes_db(role, run_role, keyed=True)
 
     from entrypoints.cli import signing_keys
 
-    signing_keys.register(verbs, url_help)
+    signing_keys.register(verbs, DB_HELP)
 
 
 def _open(args: argparse.Namespace, *, writing: bool = False) -> tuple[Any, Any]:

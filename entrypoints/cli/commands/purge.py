@@ -17,11 +17,11 @@ cut in two, an empty reason.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.answers import json_record
+from entrypoints.cli.options import takes_db
 
 
 def register(subparsers: Any) -> None:
@@ -38,9 +38,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--reason", required=True)
     parser.add_argument("--actor", metavar="ID", help="the floor supervisor (the key's actor)")
     parser.add_argument("--public-key", metavar="FILE", help="the casino's public key to name")
-    parser.add_argument("--db", metavar="URL", help="database URL (default: $PAIGOW_DB)")
-    add_key_options(parser)
-    parser.set_defaults(handler=run_purge)
+    takes_db(parser, run_purge, keyed=True, db_help="database URL (default: $PAIGOW_DB)")
 
 
 def run_purge(args: argparse.Namespace) -> int:
@@ -56,10 +54,10 @@ def run_purge(args: argparse.Namespace) -> int:
     if url.drivername == "memory":
         print("paigow purge: a memory store keeps nothing to purge", file=sys.stderr)
         return 2
-    store = open_configured(settings, url.render_as_string(hide_password=False))
-    try:
+
+    def act(store: Any) -> dict[str, Any]:
         key = authenticate(store, args, "purge", {"--actor": args.actor})
-        done = purge(
+        return purge(
             store,
             url,
             through=args.through,
@@ -71,10 +69,6 @@ def run_purge(args: argparse.Namespace) -> int:
             public_key=args.public_key,
             signing_key=settings.signing_key,
         )
-    except PurgeRefused as error:
-        print(f"paigow purge: {error}", file=sys.stderr)
-        return 2
-    finally:
-        store.close()
-    print(json.dumps(done, sort_keys=True))
-    return 0
+
+    store = open_configured(settings, url.render_as_string(hide_password=False))
+    return json_record("purge", store, act, PurgeRefused)

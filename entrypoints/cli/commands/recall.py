@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
+from entrypoints.cli.options import bounded
 from entrypoints.cli.render import (
     Column,
     as_text,
@@ -39,14 +41,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_recall)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError("a whole number from 1")
-    return value
+_FROM_1 = "a whole number from 1"
+_positive = bounded(int, 1, math.inf, _FROM_1, not_a=_FROM_1, name="_positive")
 
 
 def run_recall(args: argparse.Namespace) -> int:

@@ -10,12 +10,15 @@ processes on one port (uvicorn's supervisor; docs/http.md "Several worker proces
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from entrypoints.cli.options import bounded
 
 
 def register(subparsers: Any) -> None:
@@ -52,16 +55,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _worker_count(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(
-            f"must be a whole number of processes from 1, not {text!r}"
-        )
-    return count
+_PROCESSES = "must be a whole number of processes from 1, not {text!r}"
+_worker_count = bounded(int, 1, math.inf, _PROCESSES, not_a=_PROCESSES, name="_worker_count")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,9 +32,9 @@ import json
 import sys
 from typing import Any
 
-from entrypoints.cli.operator import add_key_options
+from entrypoints.cli.answers import json_record
+from entrypoints.cli.options import takes_db
 
-URL_HELP = "database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
 _KINDS = ("software_version_authorised", "software_version_changed")
 #: The digest fields each kind shows (``null`` in events recorded before digests).
 _DIGESTS = {
@@ -57,13 +57,10 @@ def register(subparsers: Any) -> None:
     authorise.add_argument(
         "--floor", metavar="ID", help="the floor supervisor who authorises it (the key's actor)"
     )
-    authorise.add_argument("--db", metavar="URL", help=URL_HELP)
-    add_key_options(authorise)
-    authorise.set_defaults(handler=run_authorise)
+    takes_db(authorise, run_authorise, keyed=True)
 
     versions = verbs.add_parser("versions", help="authorisations and version changes, in order")
-    versions.add_argument("--db", metavar="URL", help=URL_HELP)
-    versions.set_defaults(handler=run_versions)
+    takes_db(versions, run_versions)
 
     identity = verbs.add_parser("identity", help="the code's digest and its parts (JSON)")
     identity.add_argument(
@@ -94,18 +91,13 @@ def run_authorise(args: argparse.Namespace) -> int:
     except VersionAuthorisationError as error:
         print(f"paigow service: {error}", file=sys.stderr)
         return 2
-    store = _open_store(args)
-    try:
+
+    def act(store: Any) -> dict[str, Any]:
         key = authenticate(store, args, "service authorise-version", {"--floor": args.floor})
         actor = Actor(key.actor_id, key.role)
-        record = authorise(store, args.version, args.reason, actor, system_clock())
-    except VersionAuthorisationError as error:
-        print(f"paigow service: {error}", file=sys.stderr)
-        return 2
-    finally:
-        store.close()
-    print(json.dumps(record, sort_keys=True))
-    return 0
+        return authorise(store, args.version, args.reason, actor, system_clock())
+
+    return json_record("service", _open_store(args), act, VersionAuthorisationError)
 
 
 def run_versions(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from entrypoints.cli.lines import LineError, parse_json_object, run_lines
+from entrypoints.cli.options import from_args
 from table_core.cards import Card, cards_text, check_distinct, parse_cards
 from table_core.errors import ConfigurationError, FoulError
 from table_core.hands import WHEEL_RANKS, tables_for
@@ -46,13 +47,7 @@ def register(subparsers: Any) -> None:
 
 def rules_from_args(args: argparse.Namespace) -> HouseRules:
     try:
-        commission = CommissionRules(
-            mode=args.commission,
-            rate_bp=args.rate_bp,
-            fee=args.fee,
-            rounding_unit=args.rounding_unit,
-            rounding=args.rounding,
-        )
+        commission = from_args(CommissionRules, args, mode=args.commission)
         return HouseRules(
             house_way=args.house_way or DEFAULT_HOUSE_WAY,
             wheel_rank=args.wheel,

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from entrypoints.cli.options import bounded, from_args
 from table_core.house_ways import BUILT_IN
 
 if TYPE_CHECKING:
@@ -83,18 +85,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is below 1")
-    return value
+_count = bounded(int, 0, math.inf, "{value} is below 0", name="_count")
+_positive = bounded(int, 1, math.inf, "{value} is below 1", name="_positive")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -164,17 +156,8 @@ def run(args: argparse.Namespace) -> int:
 def _session_settings(args: argparse.Namespace) -> SessionSettings:
     from entrypoints.simulation import SessionSettings
 
-    return SessionSettings(
-        rounds=args.rounds,
-        players=args.players,
-        house_way=args.house_way,
-        banking=args.banking,
-        fortune=args.fortune,
-        seed=args.seed,
-        wager=args.wager,
-        side_wager=args.side_wager,
-        player_strategy=args.player_strategy,
-    )
+    # Every field with an option of its name (``bankroll`` and ``bank_accept`` have none).
+    return from_args(SessionSettings, args)
 
 
 def _wire(args: argparse.Namespace, configured: Any) -> Any:
