@@ -79,9 +79,14 @@ class Server:
         db = f"sqlite:///{folder / 'bench.db'}"
         run = {"cwd": folder, "capture_output": True, "text": True, "check": True}
         subprocess.run([str(PAIGOW), "db", "upgrade", "--db", db], **run)  # type: ignore[call-overload]
+        # A store's first key is the security officer's; it then issues the floor's key.
+        keys = [str(PAIGOW), "keys", "create", "--db", db]
+        officer = subprocess.run([*keys, "--role", "security", "--actor", "officer"], **run)  # type: ignore[call-overload]
+        officer_file = folder / "officer.key"
+        officer_file.write_text(json.loads(officer.stdout)["token"])
+        officer_file.chmod(0o600)
         made = subprocess.run(  # type: ignore[call-overload]
-            [str(PAIGOW), "keys", "create", "--role", "floor", "--actor", "bench", "--db", db],
-            **run,
+            [*keys, "--role", "floor", "--actor", "bench", "--key-file", str(officer_file)], **run
         )
         self.token = json.loads(made.stdout)["token"]
         self.port = free_port()
