@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from audit.field_copy import copied
 from table_core.commands import (
     CloseGamingDay,
     Command,
@@ -26,15 +27,22 @@ from table_core.events import (
     TrayFilled,
 )
 
+#: The books' commands whose first event records every field under the command's names: the
+#: re-derivation copies them (``audit.field_copy``); ``command_of_books`` reads the others.
+BOOKS_COPIED: dict[type[Event], type[Command]] = {
+    DropCounted: CountDrop,
+    RatingCorrected: CorrectRating,
+}
+
 
 def _chips_input(chips: Iterable[ChipAmount]) -> dict[int, int]:
     return {each.denomination: each.amount for each in chips}
 
 
 def command_of_books(events: Sequence[Event]) -> Command | None:
-    """The books command that recorded ``events`` (for the audit's re-derivation), else ``None``."""
+    """The books command that recorded ``events`` (for the audit's re-derivation) when it is more
+    than a copy of its first event (``BOOKS_COPIED``), else ``None``."""
     first, last = events[0], events[-1]
-    actor, at = first.actor, first.at
     if isinstance(last, GamingDayOpened):
         rules = getattr(first, "rules", None)
         return OpenGamingDay(
@@ -43,35 +51,12 @@ def command_of_books(events: Sequence[Event]) -> Command | None:
             dealer=last.dealer,
             table_id=first.table_id if rules is not None else None,
             rules=rules,
-            actor=actor,
-            at=at,
+            actor=first.actor,
+            at=first.at,
         )
     if isinstance(first, GamingDayClosed):
-        return CloseGamingDay(
-            closer=_chips_input(first.closer), dealer=first.dealer, actor=actor, at=at
-        )
+        return copied(CloseGamingDay, first, closer=_chips_input(first.closer))
     if isinstance(first, TrayFilled | TrayCredited):
         kind = FillTray if isinstance(first, TrayFilled) else CreditTray
-        return kind(
-            slip=first.slip,
-            chips=_chips_input(first.chips),
-            requested_by=first.requested_by,
-            issued_by=first.issued_by,
-            received_by=first.received_by,
-            actor=actor,
-            at=at,
-        )
-    if isinstance(first, DropCounted):
-        return CountDrop(
-            gaming_day=first.gaming_day, cash=first.cash, markers=first.markers, actor=actor, at=at
-        )
-    if isinstance(first, RatingCorrected):
-        return CorrectRating(
-            player_id=first.player_id,
-            reason=first.reason,
-            average_bet=first.average_bet,
-            minutes=first.minutes,
-            actor=actor,
-            at=at,
-        )
+        return copied(kind, first, chips=_chips_input(first.chips))
     return None

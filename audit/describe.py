@@ -228,8 +228,20 @@ def _generic(recorded: Event, diffs: list[tuple[str, Any, Any]]) -> Issue:
     where = context(recorded)
     if hasattr(recorded, "seat") and (seat is not None or recorded.type == "bet_placed"):
         where += f", {_seat_words(seat)}"
-    parts = [f"{path} recorded {_value(a)}, rules give {_value(b)}" for path, a, b in diffs]
-    return kind, clause, f"{where}: " + "; ".join(parts)
+    return kind, clause, f"{where}: " + _worded(diffs)
+
+
+def _worded(
+    diffs: list[tuple[str, Any, Any]],
+    gives: str = "rules give",
+    label: Callable[[list[str]], str | None] = lambda keys: None,
+) -> str:
+    """Each difference as ``{what} recorded {a}, {gives} {b}``, joined by ``; ``: ``what`` is
+    ``label``'s name for the path's keys, else the path."""
+    return "; ".join(
+        f"{label(path.split('.')) or path} recorded {_value(a)}, {gives} {_value(b)}"
+        for path, a, b in diffs
+    )
 
 
 def _other_type(recorded: Event, expected: Event, rules: TableRules | None) -> Issue:
@@ -364,15 +376,12 @@ def _commission_taken(
     clause = "R-BANK-4" if payer == "banker" else "R-PAY-2"
     commission = rules.hand.commission if rules is not None else None
     variant = rules.variant if rules is not None else "commission"
-    parts = [
-        f"{'commission' if path == 'amount' else path} recorded {_value(a)}, rules give {_value(b)}"
-        for path, a, b in diffs
-    ]
+    said = _worded(diffs, label=lambda keys: "commission" if keys == ["amount"] else None)
     who = _seat_words(getattr(recorded, "seat", None))
     if payer == "banker":
         who += " (the player-banker)"
     words = commission_words(commission, variant)
-    return "rules", clause, f"{context(recorded)}, {who}: " + "; ".join(parts) + f" ({words})"
+    return "rules", clause, f"{context(recorded)}, {who}: {said} ({words})"
 
 
 def _house_way_hand(
@@ -399,7 +408,6 @@ def _side_bet_settled(
     recorded: Event, expected: Event, diffs: list[tuple[str, Any, Any]], rules: TableRules | None
 ) -> Issue:
     bet = getattr(recorded, "bet", "?")
-    parts = [f"{path} recorded {_value(a)}, rules give {_value(b)}" for path, a, b in diffs]
     table = getattr(expected, "pay_table", None) or bet
     cap = getattr(expected, "aggregate_cap", None)
     capped = f", aggregate cap {cap}, R15" if cap is not None else ""
@@ -407,7 +415,7 @@ def _side_bet_settled(
         "rules",
         _SIDE_BET_CLAUSE.get(bet, "R-VAR-2"),
         f"{context(recorded)}, {_seat_words(getattr(recorded, 'seat', None))}: {bet} bet: "
-        + "; ".join(parts)
+        + _worded(diffs)
         + f" (pay table {table}{capped})",
     )
 
@@ -428,57 +436,49 @@ def _dice_rolled(
 def _stacks_dealt(
     recorded: Event, expected: Event, diffs: list[tuple[str, Any, Any]], rules: TableRules | None
 ) -> Issue:
-    parts = []
+    each: list[tuple[str, Any, Any]] = []
     for path, a, b in diffs:
         keys = path.split(".")
-        if keys[0] == "stacks" and len(keys) == 2:
-            parts.append(
-                f"stack {int(keys[1]) + 1} recorded {_value(a)}, the deck gives {_value(b)}"
-            )
-        elif keys[0] == "stacks" and isinstance(a, list) and isinstance(b, list):
-            for number, (x, y) in enumerate(zip(a, b, strict=False), start=1):
-                if x != y:
-                    parts.append(f"stack {number} recorded {_value(x)}, the deck gives {_value(y)}")
+        if keys[0] == "stacks" and len(keys) != 2 and isinstance(a, list) and isinstance(b, list):
+            # stacks of other lengths than the deck's (``_diff`` compares them whole): one by one
+            pairs = enumerate(zip(a, b, strict=False))
+            each += [(f"stacks.{index}", x, y) for index, (x, y) in pairs if x != y]
         else:
-            parts.append(f"{path} recorded {_value(a)}, the deck gives {_value(b)}")
-    return (
-        "procedure",
-        "R-DEAL-2",
-        f"{context(recorded)}: the stacks are not the deck cut in order: " + "; ".join(parts),
-    )
+            each.append((path, a, b))
+    said = _worded(each, "the deck gives", _stack_label)
+    text = f"{context(recorded)}: the stacks are not the deck cut in order: {said}"
+    return "procedure", "R-DEAL-2", text
+
+
+def _stack_label(keys: list[str]) -> str | None:
+    return f"stack {int(keys[1]) + 1}" if keys[0] == "stacks" and len(keys) == 2 else None
 
 
 def _stacks_assigned(
     recorded: Event, expected: Event, diffs: list[tuple[str, Any, Any]], rules: TableRules | None
 ) -> Issue:
-    parts = []
-    for path, a, b in diffs:
-        keys = path.split(".")
-        if keys[0] == "assignments" and len(keys) == 3:
-            parts.append(
-                f"position {int(keys[1]) + 1}: {keys[2]} recorded {_value(a)}, the dice give "
-                f"{_value(b)}"
-            )
-        else:
-            parts.append(f"{path} recorded {_value(a)}, the dice give {_value(b)}")
-    return "procedure", "R-DEAL-3", f"{context(recorded)}: " + "; ".join(parts)
+    said = _worded(diffs, "the dice give", _assignment_label)
+    return "procedure", "R-DEAL-3", f"{context(recorded)}: {said}"
+
+
+def _assignment_label(keys: list[str]) -> str | None:
+    one_position = keys[0] == "assignments" and len(keys) == 3
+    return f"position {int(keys[1]) + 1}: {keys[2]}" if one_position else None
 
 
 def _meter_changed(
     recorded: Event, expected: Event, diffs: list[tuple[str, Any, Any]], rules: TableRules | None
 ) -> Issue:
-    parts = [f"{path} recorded {_value(a)}, rules give {_value(b)}" for path, a, b in diffs]
     reason = getattr(recorded, "reason", "?")
-    return "rules", "R-VAR-6", f"{context(recorded)}: meter {reason}: " + "; ".join(parts)
+    return "rules", "R-VAR-6", f"{context(recorded)}: meter {reason}: " + _worded(diffs)
 
 
 def _bet_placed(
     recorded: Event, expected: Event, diffs: list[tuple[str, Any, Any]], rules: TableRules | None
 ) -> Issue:
-    if getattr(recorded, "seat", 0) is None:  # the house hand's wager (R-BANK-2)
-        kind, clause, text = _generic(recorded, diffs)
-        return kind, "R-BANK-2", text
     kind, clause, text = _generic(recorded, diffs)
+    if getattr(recorded, "seat", 0) is None:  # the house hand's wager (R-BANK-2)
+        return kind, "R-BANK-2", text
     if any(path == "position" for path, _, _ in diffs):
         clause = "R-DEAL-1"
     return kind, clause, text

@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from audit.chain import Integrity
 from audit.clock import ClockRule
@@ -212,6 +212,7 @@ def _beyond(checkpoint: Sequence[Any], end: int) -> Finding:
 
 
 Report = Callable[[Outcome], None]
+T = TypeVar("T")
 
 
 def follow(
@@ -228,27 +229,58 @@ def follow(
     ``exit_on_finding`` (at once) or ``once`` (after its one pass). Each pass: ``report`` (the
     findings recorded and said), the state saved, then ``saved`` (a pass is said verified only
     once a restart would resume after it)."""
-    found = False
-    passes = 0
     written: dict[str, Any] | None = None
-    outcome = follower.resume()
-    while True:
+
+    def judge(outcome: Outcome) -> bool:
+        nonlocal written
         report(outcome)
         if follower.state.stands() != written:  # a pass with nothing new writes nothing
             save()
             written = follower.state.stands()
         if saved is not None:
             saved(outcome)
-        found = found or bool(outcome.findings)
-        if outcome.findings and exit_on_finding:
+        return bool(outcome.findings)
+
+    return passes_until_stopped(
+        follower.resume,
+        follower.step,
+        follower.log.wait,
+        judge,
+        stop,
+        once=once,
+        exit_on_finding=exit_on_finding,
+    )
+
+
+def passes_until_stopped(
+    resume: Callable[[], T],
+    step: Callable[[], T],
+    wait: Callable[[Callable[[], bool]], None],
+    judge: Callable[[T], bool],
+    stop: Callable[[], bool],
+    *,
+    once: bool,
+    exit_on_finding: bool,
+) -> int:
+    """The loop of ``follow`` and of ``audit.follow_archive.follow_archive``: ``resume()``, then
+    ``step()`` at every wake-up (``wait``) until ``stop()``, each pass given to ``judge`` (which
+    reports and saves it, and says whether it found something): 0, or 1 for a finding under
+    ``exit_on_finding`` (at once) or ``once`` (after its one pass)."""
+    found = False
+    passes = 0
+    done = resume()
+    while True:
+        findings = judge(done)
+        found = found or findings
+        if findings and exit_on_finding:
             return 1
         if once and passes == 1:
             return 1 if found else 0
         if stop():
             return 0
         if passes:
-            follower.log.wait(stop)
+            wait(stop)
             if stop():
                 return 0
-        outcome = follower.step()
+        done = step()
         passes += 1

@@ -44,7 +44,7 @@ from typing import Any
 from sqlalchemy.engine import URL
 
 from audit.findings import Finding
-from audit.follow import Checkers, Follower, Outcome
+from audit.follow import Checkers, Follower, Outcome, passes_until_stopped
 from audit.follow_journal import FollowState
 from audit.follow_log import CHANNEL, open_live
 from audit.follow_tail import TailWatch
@@ -458,27 +458,22 @@ def follow_archive(
     """``audit.follow.follow`` over every property: resume, then a pass at every wake-up until
     ``stop()``; 0, or 1 for a finding under ``exit_on_finding`` (at once) or ``once`` (after its
     one pass)."""
-    found = False
-    passes = 0
-    done = archive.resume()
-    while True:
+
+    def judge(done: list[PropertyPass]) -> bool:
         for one in done:
             report(one)
         save()
         if saved is not None:
             for one in done:
                 saved(one)
-        findings = any(one.outcome.findings for one in done)
-        found = found or findings
-        if findings and exit_on_finding:
-            return 1
-        if once and passes == 1:
-            return 1 if found else 0
-        if stop():
-            return 0
-        if passes:
-            archive.wait(stop)
-            if stop():
-                return 0
-        done = archive.step()
-        passes += 1
+        return any(one.outcome.findings for one in done)
+
+    return passes_until_stopped(
+        archive.resume,
+        archive.step,
+        archive.wait,
+        judge,
+        stop,
+        once=once,
+        exit_on_finding=exit_on_finding,
+    )

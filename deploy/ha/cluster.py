@@ -142,21 +142,19 @@ class HaCluster:
         if missing:
             raise ClusterError("not installed: " + ", ".join(missing))
         template = string.Template(TEMPLATE.read_text())
+        # What every member's file says alike; each adds its own name and ports.
+        shared = {
+            "scope": self.scope,
+            "etcd_port": self.etcd_port,
+            "dir": self.root,
+            "bin_dir": PG_BIN,
+            "superuser": SUPERUSER,
+            "strict": "true" if self.strict else "false",
+        }
         for member in self.members:
             member.dir.mkdir(parents=True, exist_ok=True)
-            member.config.write_text(
-                template.substitute(
-                    scope=self.scope,
-                    name=member.name,
-                    rest_port=member.rest_port,
-                    pg_port=member.pg_port,
-                    etcd_port=self.etcd_port,
-                    dir=self.root,
-                    bin_dir=PG_BIN,
-                    superuser=SUPERUSER,
-                    strict="true" if self.strict else "false",
-                )
-            )
+            own = {"name": member.name, "rest_port": member.rest_port, "pg_port": member.pg_port}
+            member.config.write_text(template.substitute(shared, **own))
         if self.as_user:
             shutil.chown(self.root, RUN_AS)
             for path in self.root.rglob("*"):

@@ -1,0 +1,40 @@
+"""A command rebuilt from the event that recorded it by copying the fields the two share by name.
+
+A command and its event name a value alike when it is the same value (``player_id``, ``amount``,
+``deck_id``; ``actor`` and ``at`` on every one), so ``audit/command_rebuild.py`` and
+``audit/books_commands.py`` write out only the fields that differ: a name the event records
+otherwise (``FoulReset.player_back``), a value read from another event of the command, or one
+converted (the books' chips, a tuple on the event, a mapping on the command).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from table_core.commands import Command
+from table_core.event_base import EventBase
+
+C = TypeVar("C", bound=Command)
+
+#: ``shared_fields`` by pair of classes, worked out once each: bounded by the pairs that
+#: ``command_rebuild`` and ``books_commands`` name (about forty). Two threads meeting a new pair
+#: at once store equal tuples.
+_SHARED: dict[tuple[type, type], tuple[str, ...]] = {}
+
+
+def shared_fields(command: type[Command], event: type[EventBase]) -> tuple[str, ...]:
+    """The fields of ``command`` that ``event`` records under the same name."""
+    names = _SHARED.get((command, event))
+    if names is None:
+        own = {each.name for each in fields(command)}
+        names = _SHARED[command, event] = tuple(n for n in event.model_fields if n in own)
+    return names
+
+
+def copied(command: type[C], event: EventBase, **differ: Any) -> C:
+    """``command`` holding ``event``'s value of every field the two share, but those given in
+    ``differ``."""
+    values = {name: getattr(event, name) for name in shared_fields(command, type(event))}
+    values.update(differ)
+    return command(**values)
