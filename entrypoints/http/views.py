@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-import orjson
-
 from entrypoints.http.models import (
     ActorOut,
     CommandResponse,
@@ -78,31 +76,6 @@ def command_response(table_id: str, command_id: str, records: Sequence[RecordedE
         version=version,
         events=[event_out(r, EventOut) for r in records],
     )
-
-
-def command_body(table_id: str, command_id: str, records: Sequence[RecordedEvent]) -> bytes:
-    """``command_response`` as the JSON text FastAPI would send for it, written directly: every
-    command answers one, and building the models and validating them again on the way out cost
-    more than deciding the command. A test holds the two equal on real answers."""
-    version = records[-1].version if records else 0
-    events = [
-        {
-            "position": r.position,
-            "stream_id": r.stream_id,
-            "version": r.version,
-            "type": r.type,
-            "schema_version": r.schema_version,
-            # Keys in order at every depth, as the store keeps payloads (see ``_sorted``).
-            "payload": orjson.Fragment(orjson.dumps(r.payload, option=orjson.OPT_SORT_KEYS)),
-            "actor": {"id": r.actor.id, "role": r.actor.role},
-            "at": r.at.isoformat(),
-            "command_id": r.command_id,
-            "hash": r.hash,
-        }
-        for r in records
-    ]
-    body = {"table_id": table_id, "command_id": command_id, "version": version, "events": events}
-    return orjson.dumps(body)
 
 
 def _played(place: int, hand: Any) -> PlayedOut:

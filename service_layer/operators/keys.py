@@ -19,18 +19,20 @@ Roles and what each may do: ``rights.py``.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Column, MetaData, String, Table, UniqueConstraint, insert, select, update
 
 from eventlog.system_events import ApiKeyCreated, ApiKeyRevoked, ApiKeyRoleChanged
-from service_layer.operators.ledger import KeyLedger, LoggedKey
+
+# ``ApiKey`` and ``token_hash`` are the ledger's (the lookup every request runs), named here too.
+from service_layer.operators.ledger import ApiKey as ApiKey
+from service_layer.operators.ledger import KeyLedger
+from service_layer.operators.ledger import token_hash as token_hash
 from service_layer.operators.rights import ROLES, Role
 from service_layer.system_stream import SystemStream
 from table_core.ports import Actor, EventStore, StoreError, UntaggedEvents
@@ -54,23 +56,8 @@ api_keys = Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ApiKey:
-    """A key as the log records it: never the token itself."""
-
-    key_id: str
-    actor_id: str
-    role: Role
-    created_at: str
-    revoked_at: str | None = None
-
-
 def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def presented_key_id(token: str | None) -> str | None:
@@ -95,10 +82,6 @@ def _check(actor_id: str, role: str) -> Role:
 
 def _stamp(at: datetime) -> str:
     return at.isoformat()
-
-
-def _as_key(logged: LoggedKey) -> ApiKey:
-    return ApiKey(logged.key_id, logged.actor_id, logged.role, logged.created_at, logged.revoked_at)
 
 
 def _by(by: Actor | None) -> dict[str, str]:
@@ -149,11 +132,8 @@ class KeyStore:
         return key, token
 
     def lookup(self, token: str) -> ApiKey | None:
-        """The active key of ``token`` as the log records it, or ``None``. Every request runs
-        this: the stream's version is read (one query), its new events only when it moved."""
-        self.ledger.catch_up()
-        logged = self.ledger.by_hash(token_hash(token))
-        return None if logged is None else _as_key(logged)
+        """The active key of ``token`` as the log records it, or ``None`` (``ledger.lookup``)."""
+        return self.ledger.lookup(token)
 
     def unbacked_row(self, token: str) -> bool:
         """Whether ``token`` has a row that says active though the log does not (asked after a
@@ -165,12 +145,12 @@ class KeyStore:
         """The key ``key_id`` as the log records it (revoked ones too), or ``None``."""
         self.ledger.catch_up()
         logged = self.ledger.by_id(key_id)
-        return None if logged is None or logged.key_hash is None else _as_key(logged)
+        return None if logged is None or logged.key_hash is None else logged.api_key()
 
     def list(self) -> list[ApiKey]:
         """Every key the log binds to a token, by creation."""
         self.ledger.catch_up()
-        return [_as_key(k) for k in self.ledger.recorded() if k.key_hash is not None]
+        return [k.api_key() for k in self.ledger.recorded() if k.key_hash is not None]
 
     def has_active(self) -> bool:
         """Whether any key may authenticate now (none: the store's first key may be created
