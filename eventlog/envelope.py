@@ -2,19 +2,20 @@
 
 Checked when it is built (``check_json`` refuses anything not a plain JSON value, floats above
 all), so every store refuses alike; the port's ``EventEnvelope`` is its shape. Standard library
-only: a store does not load the event schema to take an envelope.
+only: a store does not load the event schema to take an envelope. ``wrote``: whether a store's
+answer to an append is these envelopes recorded, or an earlier append of the same command id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any
 
 from table_core._speed import become, fill_twin
-from table_core.ports import Actor, InvalidEvent
+from table_core.ports import Actor, InvalidEvent, RecordedEvent
 
 # Integers outside a signed 64-bit range are refused: an auditor's tool in any language must read
 # every amount exactly, and no chip count comes near it.
@@ -146,3 +147,16 @@ def check_json(value: object, where: str) -> bool:
     if kind is float:
         raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
     raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
+
+
+def wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:
+    """Whether an append at ``version`` wrote ``new``, or the store answered the events an earlier
+    append of the same command id recorded (a retry: nothing written). The version alone cannot
+    tell when the retry was decided on a stale state (another worker recorded the first try right
+    at that version): the payloads can, each being the whole event with its time (a retry
+    identical to the first, time included, folds to the same state either way)."""
+    if len(recorded) != len(new) or not recorded or recorded[0].version != version + 1:
+        return False
+    return all(
+        r.payload is n.payload or r.payload == n.payload for r, n in zip(recorded, new, strict=True)
+    )

@@ -28,18 +28,20 @@ from adapters.clock import Clock, ClockStep, ClockWatch, Monotonic, system_clock
 from adapters.code_identity import RunningCode, rng_identity, running_code
 from adapters.logging import get_logger
 from eventlog import provenance
+from eventlog.envelope import wrote
+from eventlog.mapper import to_new_event
 from service_layer.batch_execution import BatchExecution
 from service_layer.batches import (
     ElectronicDeal,
     ElectronicDice,
     draw_command,
 )
-from service_layer.command_outcome import ROUND_ENDS, CommandResult, to_new_event, wrote
+from service_layer.command_outcome import ROUND_ENDS, CommandResult
 from service_layer.disputes import release_refused
 from service_layer.held_tables import HeldTables
 from service_layer.snapshot_walk import WalkBroken
 from service_layer.snapshots import Snapshots
-from service_layer.system_stream import SystemStream, significant_notes
+from service_layer.system_stream import NOTED_TYPES, SystemStream, significant_notes
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
@@ -476,8 +478,8 @@ class TableService(BatchExecution):
             ended = sum(1 for e in events if e.type in ROUND_ENDS)
             if ended and self.snapshots.due(ended):
                 self.snapshots.take(self._held_tables, self.now())
-        notes = significant_notes(events)
-        if notes:
+        if any(e.type in NOTED_TYPES for e in events):
+            notes = significant_notes(events)
             self._system.append(notes, checkpoint=True)  # sealed at once (issue 17)
 
     def _decide_again(

@@ -274,6 +274,11 @@ class SystemStream:
         return reason
 
 
+#: The types of the table events :func:`significant_notes` notes: a command with none of them (a
+#: bet, a deal) has nothing to note, and the service does not ask.
+NOTED_TYPES = frozenset({"rules_changed", "round_voided"})
+
+
 def significant_notes(events: Sequence[Event]) -> list[Any]:
     """The system events that note the significant ones among a table's ``events``."""
     notes: list[Any] = []
