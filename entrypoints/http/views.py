@@ -49,20 +49,20 @@ def _sorted(value: Any) -> Any:
     return value
 
 
+#: ``EventOut``'s fields shown as the record holds them, copied by name; the others are written.
+_AS_RECORDED = tuple(
+    name for name in EventOut.model_fields if name not in ("payload", "actor", "at")
+)
+
+
 def event_out(record: RecordedEvent, model: type[Shown]) -> Shown:
     """The event as ``model`` shows it (``EventOut``, or one that adds fields with defaults);
     its payload a copy of the record's (``_sorted`` builds every object and list anew)."""
     return model(
-        position=record.position,
-        stream_id=record.stream_id,
-        version=record.version,
-        type=record.type,
-        schema_version=record.schema_version,
+        **{name: getattr(record, name) for name in _AS_RECORDED},
         payload=_sorted(record.payload),
         actor=ActorOut(id=record.actor.id, role=record.actor.role),
         at=record.at.isoformat(),
-        command_id=record.command_id,
-        hash=record.hash,
     )
 
 
