@@ -22,8 +22,9 @@ import builtins
 import secrets
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Column, MetaData, String, Table, UniqueConstraint, insert, select, update
 
@@ -262,14 +263,15 @@ class MemoryKeyStore(KeyStore):
         self.rows[digest] = key
 
     def _revoke_row(self, key_id: str, at: str) -> None:
-        for digest, row in self.rows.items():
-            if row.key_id == key_id:
-                self.rows[digest] = ApiKey(row.key_id, row.actor_id, row.role, row.created_at, at)
+        self._replace_rows(key_id, revoked_at=at)
 
     def _role_row(self, key_id: str, role: Role) -> None:
+        self._replace_rows(key_id, role=role, revoked_at=None)
+
+    def _replace_rows(self, key_id: str, **changes: Any) -> None:
         for digest, row in self.rows.items():
             if row.key_id == key_id:
-                self.rows[digest] = ApiKey(row.key_id, row.actor_id, role, row.created_at)
+                self.rows[digest] = replace(row, **changes)
 
     def _active_row(self, digest: str) -> bool:
         row = self.rows.get(digest)
@@ -282,14 +284,10 @@ class MemoryKeyStore(KeyStore):
 class SqlKeyStore(KeyStore):
     """Keys of a SQL store: the rows in its ``api_keys`` table (migration ``0003_api_keys``)."""
 
-    def __init__(
-        self,
-        store: Any,
-        on_untagged: Callable[[UntaggedEvents], Any] | None = None,
-        public_key: bytes | None = None,
-    ) -> None:
-        super().__init__(store, on_untagged, public_key)
-        self.engine = store.engine
+    @property
+    def engine(self) -> Any:
+        """The SQL store's engine: the rows are in its database."""
+        return cast(Any, self.store).engine
 
     def _insert_row(self, digest: str, key: ApiKey) -> None:
         with self.engine.begin() as conn:
@@ -358,4 +356,4 @@ def key_store_for(
     """The key store beside an event store: its database, or a dict for ``memory://``."""
     if getattr(store, "engine", None) is None:
         return MemoryKeyStore(store, on_untagged, public_key)  # type: ignore[arg-type]
-    return SqlKeyStore(store, on_untagged, public_key)
+    return SqlKeyStore(store, on_untagged, public_key)  # type: ignore[arg-type]
