@@ -112,41 +112,32 @@ def check_json(value: object, where: str) -> bool:
     Returns whether the value is plain as well: dicts and lists only (no tuples, no other
     mappings), so that its JSON text reads back as an equal value."""
     kind = type(value)
-    plain = True
     if kind is dict or isinstance(value, Mapping):
-        plain = kind is dict
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str:
-                raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
-            # The common leaves inline: this runs for every value of every event appended.
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is list or kind is tuple:
-        plain = kind is list
-        for item in value:  # type: ignore[attr-defined]
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is str or kind is bool or value is None:
+        plain, keyed, pairs = kind is dict, True, value.items()  # type: ignore[attr-defined]
+    elif kind is list or kind is tuple:
+        plain, keyed, pairs = kind is list, False, enumerate(value)  # type: ignore[arg-type]
+    elif kind is str or kind is bool or value is None:
         return True
-    if kind is int:
+    elif kind is int:
         if not _NEGATIVE_LIMIT < value < _INT_LIMIT:  # type: ignore[operator]
             raise InvalidEvent(f"{where}: integer {value} is outside the signed 64-bit range")
         return True
-    if kind is float:
+    elif kind is float:
         raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
-    raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
+    else:
+        raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
+    for key, item in pairs:
+        if keyed and type(key) is not str:
+            raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
+        # The common leaves inline: this runs for every value of every event appended.
+        leaf = type(item)
+        if leaf is int:
+            if _NEGATIVE_LIMIT < item < _INT_LIMIT:
+                continue
+        elif leaf is str or leaf is bool or item is None:
+            continue
+        plain = check_json(item, where) and plain
+    return plain
 
 
 def wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:
