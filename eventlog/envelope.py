@@ -2,19 +2,20 @@
 
 Checked when it is built (``check_json`` refuses anything not a plain JSON value, floats above
 all), so every store refuses alike; the port's ``EventEnvelope`` is its shape. Standard library
-only: a store does not load the event schema to take an envelope.
+only: a store does not load the event schema to take an envelope. ``wrote``: whether a store's
+answer to an append is these envelopes recorded, or an earlier append of the same command id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any
 
 from table_core._speed import become, fill_twin
-from table_core.ports import Actor, InvalidEvent
+from table_core.ports import Actor, InvalidEvent, RecordedEvent
 
 # Integers outside a signed 64-bit range are refused: an auditor's tool in any language must read
 # every amount exactly, and no chip count comes near it.
@@ -111,38 +112,42 @@ def check_json(value: object, where: str) -> bool:
     Returns whether the value is plain as well: dicts and lists only (no tuples, no other
     mappings), so that its JSON text reads back as an equal value."""
     kind = type(value)
-    plain = True
     if kind is dict or isinstance(value, Mapping):
-        plain = kind is dict
-        for key, item in value.items():  # type: ignore[attr-defined]
-            if type(key) is not str:
-                raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
-            # The common leaves inline: this runs for every value of every event appended.
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is list or kind is tuple:
-        plain = kind is list
-        for item in value:  # type: ignore[attr-defined]
-            leaf = type(item)
-            if leaf is int:
-                if _NEGATIVE_LIMIT < item < _INT_LIMIT:
-                    continue
-            elif leaf is str or leaf is bool or item is None:
-                continue
-            plain = check_json(item, where) and plain
-        return plain
-    if kind is str or kind is bool or value is None:
+        plain, keyed, pairs = kind is dict, True, value.items()  # type: ignore[attr-defined]
+    elif kind is list or kind is tuple:
+        plain, keyed, pairs = kind is list, False, enumerate(value)  # type: ignore[arg-type]
+    elif kind is str or kind is bool or value is None:
         return True
-    if kind is int:
+    elif kind is int:
         if not _NEGATIVE_LIMIT < value < _INT_LIMIT:  # type: ignore[operator]
             raise InvalidEvent(f"{where}: integer {value} is outside the signed 64-bit range")
         return True
-    if kind is float:
+    elif kind is float:
         raise InvalidEvent(f"{where}: float {value!r} refused, amounts are integer minor units")
-    raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
+    else:
+        raise InvalidEvent(f"{where}: {kind.__name__} is not a JSON value")
+    for key, item in pairs:
+        if keyed and type(key) is not str:
+            raise InvalidEvent(f"{where}: object keys must be strings, got {key!r}")
+        # The common leaves inline: this runs for every value of every event appended.
+        leaf = type(item)
+        if leaf is int:
+            if _NEGATIVE_LIMIT < item < _INT_LIMIT:
+                continue
+        elif leaf is str or leaf is bool or item is None:
+            continue
+        plain = check_json(item, where) and plain
+    return plain
+
+
+def wrote(recorded: Sequence[RecordedEvent], new: Sequence[NewEvent], version: int) -> bool:
+    """Whether an append at ``version`` wrote ``new``, or the store answered the events an earlier
+    append of the same command id recorded (a retry: nothing written). The version alone cannot
+    tell when the retry was decided on a stale state (another worker recorded the first try right
+    at that version): the payloads can, each being the whole event with its time (a retry
+    identical to the first, time included, folds to the same state either way)."""
+    if len(recorded) != len(new) or not recorded or recorded[0].version != version + 1:
+        return False
+    return all(
+        r.payload is n.payload or r.payload == n.payload for r, n in zip(recorded, new, strict=True)
+    )

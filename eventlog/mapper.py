@@ -2,8 +2,9 @@
 
 ``event_to_dict`` / ``parse_event``: a table event (``table_core.events``) to the JSON-ready dict
 that is its stored payload (no floats, ISO times), and back; ``time_text`` writes times as
-pydantic's JSON mode does. The store persists exactly this pair, in ``envelope.NewEvent``s; the
-canonical bytes and hashes of what it stores are ``eventlog.canonical``'s.
+pydantic's JSON mode does. ``to_new_event``: the core's event as the store takes it, that payload
+in an ``envelope.NewEvent`` (the command path and batches alike); the canonical bytes and hashes of
+what the store keeps are ``eventlog.canonical``'s.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from eventlog._speed import dumper, time_text
+from eventlog.envelope import NewEvent
 from table_core.errors import DomainError
 from table_core.events import Event
 
 _ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
-__all__ = ["EventFormatError", "event_to_dict", "parse_event", "time_text"]
+__all__ = ["EventFormatError", "event_to_dict", "parse_event", "time_text", "to_new_event"]
 
 
 class EventFormatError(DomainError):
@@ -39,3 +41,20 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """JSON-ready dict: ints for money, card text, ISO-8601 times with their offset; exactly
     ``event.model_dump(mode="json")`` (built by ``_speed.dumper``: why, and its guard tests)."""
     return dumper(type(event))(event)
+
+
+def to_new_event(event: Event) -> NewEvent:
+    """A domain event as the store records it: the whole event is the payload, readable alone.
+
+    The payload is pydantic's JSON-mode dump of a model the core validated (string keys, lists,
+    integers for money), so the envelope does not walk it again (``serialized``); the store still
+    scans the bytes it writes for floats and out-of-range integers. The event's actor is the
+    store's (one ``Actor`` type)."""
+    return NewEvent(
+        type=event.type,
+        schema_version=event.schema_version,
+        payload=event_to_dict(event),
+        actor=event.actor,
+        at=event.at,
+        serialized=True,
+    )

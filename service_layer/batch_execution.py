@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from eventlog.envelope import wrote
+from eventlog.mapper import to_new_event
 from service_layer.batches import BatchDecision, BatchItem, resolve
 from service_layer.command_outcome import (
     ROUND_ENDS,
     CommandResult,
-    to_new_event,
     with_skipped,
-    wrote,
 )
 from table_core.errors import DomainError
 from table_core.ports import (

@@ -30,6 +30,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from functools import partial
 
 from service_layer.command_outcome import CommandResult
 from service_layer.idempotency import other_request
@@ -156,7 +157,9 @@ class CommandRunner:
                         return earlier, True
                     raise StaleVersion(expected, current)
             try:
-                result = self._execute_at_latest(table_id, key, build, actor, electronic, expected)
+                result = self._at_latest(
+                    partial(self._execute, table_id, key, build, actor, electronic), expected
+                )
             except DomainError:
                 if self.service.load(table_id).table_id is None:
                     self.service.forget(table_id)  # keep no empty state for a stray table id
@@ -168,23 +171,16 @@ class CommandRunner:
                 self._same_request(table_id, key, result.events, build, actor, electronic, expected)
         return result.events, result.replayed
 
-    def _execute_at_latest(
-        self,
-        table_id: str,
-        key: str,
-        build: Build | None,
-        actor: Actor,
-        electronic: str | None,
-        expected: int | None,
-    ) -> CommandResult:
-        """``_execute``; with no version pinned, again on the table caught up while other
+    @staticmethod
+    def _at_latest(attempt: Callable[[], CommandResult], expected: int | None) -> CommandResult:
+        """``attempt()``; with no version pinned, again on the table caught up while other
         processes (the other workers) keep moving it on, a few times: the caller wants the command
         on the table as it is. A pinned version is the caller's to retry (409)."""
-        for attempt in range(1, _CONFLICT_ATTEMPTS + 1):
+        for tried in range(1, _CONFLICT_ATTEMPTS + 1):
             try:
-                return self._execute(table_id, key, build, actor, electronic)
+                return attempt()
             except ConcurrencyError:
-                if expected is not None or attempt == _CONFLICT_ATTEMPTS:
+                if expected is not None or tried == _CONFLICT_ATTEMPTS:
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 

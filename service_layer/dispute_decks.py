@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from service_layer.command_outcome import to_new_event
+from eventlog.mapper import to_new_event
 from service_layer.held_tables import table_events
 from table_core.commands import HoldDeck
 from table_core.events import Event

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from service_layer.command_outcome import to_new_event
+from eventlog.mapper import to_new_event
 from service_layer.held_tables import table_events
 from table_core import commands as c
 from table_core.errors import DomainError

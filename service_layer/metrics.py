@@ -118,7 +118,7 @@ class MeteredStore:
 
 
 def _wrote(recorded: Sequence[Any], new: Sequence[Any], version: int) -> bool:
-    from service_layer.command_outcome import wrote  # the service's own test (a retry writes none)
+    from eventlog.envelope import wrote  # the service's own test (a retry writes none)
 
     return wrote(recorded, new, version)
 

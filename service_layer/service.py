@@ -25,21 +25,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from adapters.clock import Clock, ClockStep, ClockWatch, Monotonic, system_clock
-from adapters.code_identity import RunningCode, rng_identity, running_code
+from adapters.code_identity import RunningCode
 from adapters.logging import get_logger
 from eventlog import provenance
+from eventlog.envelope import wrote
+from eventlog.mapper import to_new_event
 from service_layer.batch_execution import BatchExecution
 from service_layer.batches import (
     ElectronicDeal,
     ElectronicDice,
     draw_command,
 )
-from service_layer.command_outcome import ROUND_ENDS, CommandResult, to_new_event, wrote
+from service_layer.command_outcome import ROUND_ENDS, CommandResult
 from service_layer.disputes import release_refused
 from service_layer.held_tables import HeldTables
-from service_layer.snapshot_walk import WalkBroken
+from service_layer.service_start import ServiceStart
 from service_layer.snapshots import Snapshots
-from service_layer.system_stream import SystemStream, significant_notes
+from service_layer.system_stream import NOTED_TYPES, SystemStream, significant_notes
 from table_core import commands as c
 from table_core.dealing import DeckAndDiceSource
 from table_core.errors import DomainError
@@ -84,7 +86,7 @@ class ServiceReadOnly(StoreUnverified):
     command and answers queries."""
 
 
-class TableService(BatchExecution):
+class TableService(BatchExecution, ServiceStart):
     """Runs table commands through the core and the store; keeps each loaded table in memory.
 
     ``verify`` is called by :meth:`start` (and may be called again): it returns ``None`` when the
@@ -150,72 +152,7 @@ class TableService(BatchExecution):
         self.read_only: str | None = None
         self.log = get_logger(store=store_name)
 
-    # --- lifecycle and the system stream -----------------------------------------------------
-
-    @property
-    def code_digest(self) -> str:
-        """R5/R19: the digest of the code this service runs (``adapters/code_identity.py``);
-        ``CodeIdentityRefused`` when a module of it came from a file the digest does not cover."""
-        if self._code_digest is not None:
-            return self._code_digest
-        if self._running is None:
-            self._running = running_code()
-        return self._running.code.digest
-
-    def identity(self) -> dict[str, Any]:
-        """What ``service_started`` records of the code: its digest, the recipe, the parts, the
-        version label and the deck-and-dice source (R5/R19)."""
-        digest = self.code_digest
-        running = self._running if self._code_digest is None else None
-        code = running.code if running is not None else None
-        return {
-            "digest": digest,
-            "recipe": code.recipe if code is not None else None,
-            "parts": dict(code.parts) if code is not None else {},
-            "software_version": self.software_version,
-            "rng": rng_identity(self.source, running),
-        }
-
-    def start(self) -> None:
-        """Record that the service started, the code it runs and which store it opened; verify
-        the store. Under code other than the last start's, only with the floor's authorisation
-        of its digest (R5/R19): else ``VersionNotAuthorised``, nothing written."""
-        identity = self.identity()
-        self._system.started(self.now(), identity, self._store_name, self._schema_revision)
-        self.log.info(
-            "service_started", schema_revision=self._schema_revision, digest=identity["digest"]
-        )
-        if self.snapshots is None or self._verify is None:
-            self.check_store()
-        else:
-            self._restore(self.snapshots)
-
-    def _restore(self, snapshots: Snapshots) -> None:
-        """Issue 22: the tables from their snapshots and the log verified after them; with none
-        usable, the whole store verified as before and every table folded from zero."""
-        try:
-            walked = snapshots.restore()
-            if walked is None and self.check_store():
-                walked = snapshots.replay()
-        except WalkBroken as broken:
-            self.log.warning("snapshot_tail_refused", reason=str(broken))
-            snapshots.walked = walked = None
-            self.check_store()  # names what does not hold; commands wait while it fails
-        except TamperDetected as forged:  # a snapshot the store's key did not sign
-            self._untagged(forged)
-            snapshots.walked = walked = None
-            self.check_store()
-        if walked is None:
-            return
-        for table_id, state in walked.states.items():
-            self._held_tables.keep(table_id, state, walked.last.get(table_id))
-        self.log.info("tables_restored", tables=len(walked.states), position=walked.position)
-
-    def stop(self) -> None:
-        self._system.stopped(self.now())
-        if self.snapshots is not None and not self.read_only and self._tampered is None:
-            self.snapshots.take(self._held_tables, self.now())
-        self.log.info("service_stopped")
+    # --- the system stream (the start and the stop: ServiceStart) ----------------------------
 
     def authentication_failed(
         self, route: str, client: str | None, key_id: str | None, failures: int
@@ -476,8 +413,8 @@ class TableService(BatchExecution):
             ended = sum(1 for e in events if e.type in ROUND_ENDS)
             if ended and self.snapshots.due(ended):
                 self.snapshots.take(self._held_tables, self.now())
-        notes = significant_notes(events)
-        if notes:
+        if any(e.type in NOTED_TYPES for e in events):
+            notes = significant_notes(events)
             self._system.append(notes, checkpoint=True)  # sealed at once (issue 17)
 
     def _decide_again(

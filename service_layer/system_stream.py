@@ -31,7 +31,7 @@ from eventlog.system_events import (
     upcast_system,
 )
 from service_layer.software_versions import LastStart, last_started, start_check
-from table_core.events import Event, RoundVoided, RulesChanged
+from table_core.events import Event
 from table_core.ports import (
     Actor,
     ConcurrencyError,
@@ -274,30 +274,32 @@ class SystemStream:
         return reason
 
 
+#: The system event that notes each significant table event, by the table event's type, and the
+#: fields of its own (the table, the time, the reason and the actor are every note's).
+_NOTES: dict[str, tuple[type[Any], Callable[[Any], dict[str, Any]]]] = {
+    "rules_changed": (RulesProfileChanged, lambda e: {"profile_version": e.rules.version}),
+    "round_voided": (RoundVoidedNoted, lambda e: {"round": e.round}),
+}
+#: The types of the table events :func:`significant_notes` notes: a command with none of them (a
+#: bet, a deal) has nothing to note, and the service does not ask.
+NOTED_TYPES = frozenset(_NOTES)
+
+
 def significant_notes(events: Sequence[Event]) -> list[Any]:
     """The system events that note the significant ones among a table's ``events``."""
     notes: list[Any] = []
     for e in events:
-        if isinstance(e, RulesChanged):
+        noted = _NOTES.get(e.type)
+        if noted is not None:
+            note, own = noted
             notes.append(
-                RulesProfileChanged(
+                note(
                     at=e.at,
                     table_id=e.table_id,
-                    profile_version=e.rules.version,
-                    reason=e.reason,
+                    reason=e.reason,  # type: ignore[union-attr]
                     actor_id=e.actor.id,
                     actor_role=e.actor.role,
-                )
-            )
-        elif isinstance(e, RoundVoided):
-            notes.append(
-                RoundVoidedNoted(
-                    at=e.at,
-                    table_id=e.table_id,
-                    round=e.round,
-                    reason=e.reason,
-                    actor_id=e.actor.id,
-                    actor_role=e.actor.role,
+                    **own(e),
                 )
             )
     return notes

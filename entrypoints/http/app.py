@@ -27,8 +27,7 @@ from entrypoints.http import (
     software_routes,
 )
 from entrypoints.http.auth_failures import FailureLimiter
-from entrypoints.http.body_limit import BodyLimit
-from entrypoints.http.command_door import CommandDoor
+from entrypoints.http.command_door import BodyLimit, CommandDoor
 from entrypoints.http.observe import Observe
 from eventlog.provenance import software_version
 from service_layer.command_runner import CommandRunner

@@ -6,19 +6,19 @@ The actor recorded in the events is the API key's actor, in the key's role. A sl
 credit, a gaming day's opening or closing) is signed by several keys: the request's, and one per
 other signer in the body's ``signatures`` (``books.py``, ``service_layer/operators/signers.py``).
 
-``ROUTES`` describes each command once: its path, operationId, body model and how the body becomes
-a core command. The command door (``command_door.py``) answers every POST to a command's path
-from it, refusals included; the FastAPI routes built from it here are documentation only (the
+``ROUTES`` describes each command once (``route_spec.CommandRoute``): its path, operationId, body
+model and how the body becomes a core command. The command door (``command_door.py``) answers
+every POST to a command's path from it, refusals included, and runs and answers the command
+through ``route_spec.py``; the FastAPI routes built from it here are documentation only (the
 OpenAPI document, and 405 for another method): their endpoints never run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Request, Response
+from fastapi import APIRouter, Header, Path, Request
 from starlette.concurrency import run_in_threadpool
 
 from entrypoints.http import auth, books
@@ -52,14 +52,10 @@ from entrypoints.http.route_spec import electronic as _electronic
 from entrypoints.http.route_spec import route as _route
 from entrypoints.http.route_spec import signed_route as _signed
 from entrypoints.http.route_spec import simple as _simple
-from entrypoints.http.views import command_body
-from eventlog.system_events import SYSTEM_STREAM
-from service_layer.command_runner import CommandRunner
 from service_layer.operators.keys import ApiKey, KeyStore
 from service_layer.operators.signers import SignersRefused, signers
 from table_core import commands as c
 from table_core.events import Actor
-from table_core.ports import RecordedEvent
 
 router = APIRouter(prefix="/tables/{table_id}", tags=["commands"])
 
@@ -269,50 +265,6 @@ ROUTE_LIST: tuple[CommandRoute, ...] = (
 )
 #: The routes by path under ``/tables/{table_id}``.
 ROUTES: dict[str, CommandRoute] = {route.path: route for route in ROUTE_LIST}
-
-
-def refusal(table_id: str, idempotency_key: str) -> str | None:
-    """Why this table id or key may not carry a command (the ``system`` stream is the service's
-    own), or ``None``."""
-    if table_id == SYSTEM_STREAM:
-        return f"{SYSTEM_STREAM!r} is not a table id"
-    if idempotency_key.startswith(f"{SYSTEM_STREAM}:"):  # the service's own command ids
-        return "an Idempotency-Key may not begin with 'system:'"
-    return None
-
-
-def run_command(
-    runner: CommandRunner,
-    route: CommandRoute,
-    table_id: str,
-    idempotency_key: str,
-    body: Any,
-    actor: Actor,
-    signed_by: dict[str, Actor] | None = None,
-) -> tuple[list[RecordedEvent], bool]:
-    """The blocking part of a command (decide, append), on a worker thread. ``signed_by``: a
-    slip's signers by role (``slip_signers``)."""
-    expected = None if body is None else body.expected_version
-    if route.signed is not None:
-        assert signed_by is not None, "a slip is built with its signers"
-        build: Any = partial(route.signed.build, table_id, body, signed_by)
-    else:
-        build = None if route.build is None else partial(route.build, table_id, body)
-    return runner.run(
-        table_id, idempotency_key, expected, build, actor=actor, electronic=route.electronic
-    )
-
-
-def answer(
-    table_id: str, idempotency_key: str, records: list[RecordedEvent], replayed: bool
-) -> Response:
-    # The bytes written directly (views.command_body); the documented route's ``response_model``
-    # describes them.
-    return Response(
-        command_body(table_id, idempotency_key, records),
-        media_type="application/json",
-        headers={"Idempotent-Replayed": "true" if replayed else "false"},
-    )
 
 
 async def slip_signers(

@@ -8,13 +8,14 @@
   the key was already used for another table.
 - 422 ``rule_violation`` with ``rule`` (an ``R-…`` clause or ``null``) and a message a dealer can
   act on; ``invalid_request``: the body, a header or a parameter does not fit the schema, or the
-  body is not strict JSON (strict_input.py; a body FastAPI's reader fails on, 1,000-deep or a
+  body is not strict JSON (command_door.py; a body FastAPI's reader fails on, 1,000-deep or a
   4,300-digit number, too); ``idempotency_key_reused``: the key was used on this table for
   another request (idempotency.py).
 - 404 ``not_found`` / 405 ``method_not_allowed`` (and any other status Starlette raises) for a
   path or method no route knows: the same shape, not Starlette's plain text. A path that is a
   route's but for its trailing slash is a 307 to that path, relative (slashes.py).
-- 413 ``body_too_large``: the request body is over ``PAIGOW_HTTP_MAX_BODY`` (body_limit.py).
+- 413 ``body_too_large``: the request body is over ``PAIGOW_HTTP_MAX_BODY`` (``BodyLimit``,
+  command_door.py).
 - 503 ``commands_refused``: the store failed verification; ``log_tampered``: the store met an
   event it did not append (no valid append tag, issue 17) and refused to sign or fold it (the
   table refuses commands from then on); ``read_only``: the server was started

@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from entrypoints.http.auth import require
-from entrypoints.http.command_routes import ERRORS, IdempotencyKey, answer, refusal
+from entrypoints.http.command_routes import ERRORS, IdempotencyKey
 from entrypoints.http.errors import ApiProblem
 from entrypoints.http.models import TABLE_ID_PATTERN, CommandResponse
+from entrypoints.http.route_spec import answer, refusal
 from service_layer.command_runner import CommandRunner
 from service_layer.house_way_install import install_command
 from service_layer.operators.keys import ApiKey

@@ -15,6 +15,8 @@ the API's documents (``/docs``, ``/redoc``) served with their assets from this s
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -94,29 +96,37 @@ def install_documents(app: FastAPI) -> None:
     title = app.title
     icon = f"{ASSETS_URL}/favicon.png"
 
-    @app.get("/docs", include_in_schema=False)
-    async def swagger_ui(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(
-            openapi_url=f"{root}/openapi.json",
-            title=f"{title} - Swagger UI",
-            oauth2_redirect_url=f"{root}/docs/oauth2-redirect",
-            swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{icon}",
+    def page(make: Callable[..., HTMLResponse], name: str, **assets: str) -> Any:
+        """A documentation page made by FastAPI's ``make``, its assets' URLs under the root path
+        a proxy mounts this server at (``assets``: each URL's parameter and path here)."""
+
+        async def serve(request: Request) -> HTMLResponse:
+            root = request.scope.get("root_path", "")
+            urls = {parameter: f"{root}{path}" for parameter, path in assets.items()}
+            return make(openapi_url=f"{root}/openapi.json", title=f"{title} - {name}", **urls)
+
+        return serve
+
+    app.get("/docs", include_in_schema=False, name="swagger_ui")(
+        page(
+            get_swagger_ui_html,
+            "Swagger UI",
+            oauth2_redirect_url="/docs/oauth2-redirect",
+            swagger_js_url=f"{ASSETS_URL}/swagger-ui-bundle.js",
+            swagger_css_url=f"{ASSETS_URL}/swagger-ui.css",
+            swagger_favicon_url=icon,
         )
+    )
 
     @app.get("/docs/oauth2-redirect", include_in_schema=False)
     async def swagger_ui_redirect() -> HTMLResponse:
         return get_swagger_ui_oauth2_redirect_html()
 
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return get_redoc_html(
-            openapi_url=f"{root}/openapi.json",
-            title=f"{title} - ReDoc",
-            redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-            redoc_favicon_url=f"{root}{icon}",
-            with_google_fonts=False,
+    app.get("/redoc", include_in_schema=False, name="redoc")(
+        page(
+            partial(get_redoc_html, with_google_fonts=False),
+            "ReDoc",
+            redoc_js_url=f"{ASSETS_URL}/redoc.standalone.js",
+            redoc_favicon_url=icon,
         )
+    )

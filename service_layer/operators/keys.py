@@ -19,18 +19,21 @@ Roles and what each may do: ``rights.py``.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Column, MetaData, String, Table, UniqueConstraint, insert, select, update
 
 from eventlog.system_events import ApiKeyCreated, ApiKeyRevoked, ApiKeyRoleChanged
-from service_layer.operators.ledger import KeyLedger, LoggedKey
+
+# ``ApiKey`` and ``token_hash`` are the ledger's (the lookup every request runs), named here too.
+from service_layer.operators.ledger import ApiKey as ApiKey
+from service_layer.operators.ledger import KeyLedger
+from service_layer.operators.ledger import token_hash as token_hash
 from service_layer.operators.rights import ROLES, Role
 from service_layer.system_stream import SystemStream
 from table_core.ports import Actor, EventStore, StoreError, UntaggedEvents
@@ -54,23 +57,8 @@ api_keys = Table(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ApiKey:
-    """A key as the log records it: never the token itself."""
-
-    key_id: str
-    actor_id: str
-    role: Role
-    created_at: str
-    revoked_at: str | None = None
-
-
 def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(32)
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def presented_key_id(token: str | None) -> str | None:
@@ -95,10 +83,6 @@ def _check(actor_id: str, role: str) -> Role:
 
 def _stamp(at: datetime) -> str:
     return at.isoformat()
-
-
-def _as_key(logged: LoggedKey) -> ApiKey:
-    return ApiKey(logged.key_id, logged.actor_id, logged.role, logged.created_at, logged.revoked_at)
 
 
 def _by(by: Actor | None) -> dict[str, str]:
@@ -149,11 +133,8 @@ class KeyStore:
         return key, token
 
     def lookup(self, token: str) -> ApiKey | None:
-        """The active key of ``token`` as the log records it, or ``None``. Every request runs
-        this: the stream's version is read (one query), its new events only when it moved."""
-        self.ledger.catch_up()
-        logged = self.ledger.by_hash(token_hash(token))
-        return None if logged is None else _as_key(logged)
+        """The active key of ``token`` as the log records it, or ``None`` (``ledger.lookup``)."""
+        return self.ledger.lookup(token)
 
     def unbacked_row(self, token: str) -> bool:
         """Whether ``token`` has a row that says active though the log does not (asked after a
@@ -165,12 +146,12 @@ class KeyStore:
         """The key ``key_id`` as the log records it (revoked ones too), or ``None``."""
         self.ledger.catch_up()
         logged = self.ledger.by_id(key_id)
-        return None if logged is None or logged.key_hash is None else _as_key(logged)
+        return None if logged is None or logged.key_hash is None else logged.api_key()
 
     def list(self) -> list[ApiKey]:
         """Every key the log binds to a token, by creation."""
         self.ledger.catch_up()
-        return [_as_key(k) for k in self.ledger.recorded() if k.key_hash is not None]
+        return [k.api_key() for k in self.ledger.recorded() if k.key_hash is not None]
 
     def has_active(self) -> bool:
         """Whether any key may authenticate now (none: the store's first key may be created
@@ -282,14 +263,15 @@ class MemoryKeyStore(KeyStore):
         self.rows[digest] = key
 
     def _revoke_row(self, key_id: str, at: str) -> None:
-        for digest, row in self.rows.items():
-            if row.key_id == key_id:
-                self.rows[digest] = ApiKey(row.key_id, row.actor_id, row.role, row.created_at, at)
+        self._replace_rows(key_id, revoked_at=at)
 
     def _role_row(self, key_id: str, role: Role) -> None:
+        self._replace_rows(key_id, role=role, revoked_at=None)
+
+    def _replace_rows(self, key_id: str, **changes: Any) -> None:
         for digest, row in self.rows.items():
             if row.key_id == key_id:
-                self.rows[digest] = ApiKey(row.key_id, row.actor_id, role, row.created_at)
+                self.rows[digest] = replace(row, **changes)
 
     def _active_row(self, digest: str) -> bool:
         row = self.rows.get(digest)
@@ -302,14 +284,10 @@ class MemoryKeyStore(KeyStore):
 class SqlKeyStore(KeyStore):
     """Keys of a SQL store: the rows in its ``api_keys`` table (migration ``0003_api_keys``)."""
 
-    def __init__(
-        self,
-        store: Any,
-        on_untagged: Callable[[UntaggedEvents], Any] | None = None,
-        public_key: bytes | None = None,
-    ) -> None:
-        super().__init__(store, on_untagged, public_key)
-        self.engine = store.engine
+    @property
+    def engine(self) -> Any:
+        """The SQL store's engine: the rows are in its database."""
+        return cast(Any, self.store).engine
 
     def _insert_row(self, digest: str, key: ApiKey) -> None:
         with self.engine.begin() as conn:
@@ -378,4 +356,4 @@ def key_store_for(
     """The key store beside an event store: its database, or a dict for ``memory://``."""
     if getattr(store, "engine", None) is None:
         return MemoryKeyStore(store, on_untagged, public_key)  # type: ignore[arg-type]
-    return SqlKeyStore(store, on_untagged, public_key)
+    return SqlKeyStore(store, on_untagged, public_key)  # type: ignore[arg-type]

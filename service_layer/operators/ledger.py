@@ -19,10 +19,16 @@ choosing, a dealer made floor, a revoked key revived) authenticates nothing, and
 the audit's finding (``chain.hash``); see docs/audit.md's threat model.
 
 Keys recorded before the event carried ``key_hash`` are listed, never trusted: create new ones.
+
+:meth:`KeyLedger.lookup` is what every request runs: the system stream's version is read (one
+query) and its new events folded only when it moved, so a key revoked or re-roled by any process
+(``paigow keys revoke`` included) is refused from the next request on; the answer for each active
+key's token hash is built once, when the keys change, not per request.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +47,21 @@ KEY_EVENTS = frozenset({"api_key_created", "api_key_revoked", "api_key_role_chan
 
 
 @dataclass(frozen=True, slots=True)
+class ApiKey:
+    """A key as the log records it: never the token itself."""
+
+    key_id: str
+    actor_id: str
+    role: Role
+    created_at: str
+    revoked_at: str | None = None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
 class LoggedKey:
     """A key as the log records it."""
 
@@ -55,6 +76,9 @@ class LoggedKey:
     @property
     def active(self) -> bool:
         return self.revoked_at is None and self.key_hash is not None
+
+    def api_key(self) -> ApiKey:
+        return ApiKey(self.key_id, self.actor_id, self.role, self.created_at, self.revoked_at)
 
 
 class KeyLedger:
@@ -76,8 +100,16 @@ class KeyLedger:
         self._version = 0
         self._keys: dict[str, LoggedKey] = {}  # by key id
         self._by_hash: dict[str, str] = {}  # token hash -> key id
+        #: The answer of :meth:`lookup` by token hash: the active keys, built anew (and swapped in
+        #: whole, for the request threads reading it) whenever a key event is folded.
+        self._answers: dict[str, ApiKey] = {}
         self._lock = threading.Lock()
         self._reported = False
+
+    def lookup(self, token: str) -> ApiKey | None:
+        """The active key of ``token`` as the log records it now, or ``None``."""
+        self.catch_up()
+        return self._answers.get(token_hash(token))
 
     def catch_up(self) -> None:
         head = self.store.stream_version(SYSTEM_STREAM)
@@ -87,9 +119,15 @@ class KeyLedger:
             if head <= self._version:
                 return
             events = self._trusted(self.store.read_stream(SYSTEM_STREAM, self._version))
-            for event in events:
-                if event.type in KEY_EVENTS:
-                    self._apply(event)
+            keyed = [event for event in events if event.type in KEY_EVENTS]
+            for event in keyed:
+                self._apply(event)
+            if keyed:
+                self._answers = {
+                    digest: key.api_key()
+                    for digest in self._by_hash
+                    if (key := self.by_hash(digest)) is not None
+                }
             if events:
                 self._version = events[-1].version
 

@@ -1,4 +1,4 @@
-"""Every request body is limited while it is read (entrypoints/http/body_limit.py): over the limit,
+"""Every request body is limited while it is read (command_door.BodyLimit): over the limit,
 413 ``body_too_large`` in the API's error shape and nothing done, on every route (the command door
 and FastAPI's), with or without ``Content-Length``; a body at the limit is read as always."""
 
@@ -17,7 +17,7 @@ from adapters.settings import load_settings
 from adapters.store import InMemoryEventStore
 from adapters.store.signing import Signer
 from entrypoints.http.app import create_app
-from entrypoints.http.body_limit import DEFAULT_MAX_BODY
+from entrypoints.http.command_door import DEFAULT_MAX_BODY
 from service_layer.operators.keys import MemoryKeyStore
 from service_layer.service import TableService
 from tests.integration.http.conftest import START, TABLE, served

@@ -1,11 +1,12 @@
-"""A command's answer is written as JSON directly (``views.command_body``), not through the
+"""A command's answer is written as JSON directly (``route_spec.command_body``), not through the
 ``CommandResponse`` model: the two must say exactly the same thing on real answers."""
 
 from __future__ import annotations
 
 import orjson
 
-from entrypoints.http.views import command_body, command_response
+from entrypoints.http.route_spec import command_body
+from entrypoints.http.views import command_response
 from tests.integration.http.conftest import TABLE, Api
 
 

@@ -146,9 +146,9 @@ def _requests(tokens: dict[str, str]) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "/round/close", {"headers": h("dealer", "close-round-1")}
     yield "/round/close", {"headers": h("dealer", "close-1")}  # the key of another command
     yield "/round/void", {"body": {"reason": "test"}, "headers": h("floor", "void-1")}
-    # Larger than the body limit (body_limit.py): 413 on both paths, nothing read past it.
+    # Larger than the body limit (command_door.BodyLimit): 413 on both paths, nothing read past it.
     yield "/round/void", {"body": {"reason": "x" * 70_000}, "headers": h("floor", "void-2")}
-    # Read off the event loop (strict_input.read_strictly), then refused for its length alike.
+    # Read off the event loop (command_door.read_strictly), then refused for its length alike.
     yield "/round/void", {"body": {"reason": "x" * 20_000}, "headers": h("floor", "void-3")}
 
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from eventlog.envelope import NewEvent
-from eventlog.mapper import EventFormatError, event_to_dict, parse_event
-from service_layer.command_outcome import to_new_event
+from eventlog.mapper import EventFormatError, event_to_dict, parse_event, to_new_event
 from table_core.commands import OpenTable
 from table_core.events import Actor as EventActor
 from table_core.ports import Actor
