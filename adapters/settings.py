@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     #: command now goes through the one door (entrypoints/http/command_door.py).
     http_fast_path: bool = True
     #: The largest request body the HTTP server reads, in bytes: over it, 413 before the rest is
-    #: read (entrypoints/http/body_limit.py).
+    #: read (entrypoints/http/command_door.py, BodyLimit).
     http_max_body: int = Field(default=64 * 1024, ge=1024, le=64 * 1024 * 1024)
     #: The event feed's Server-Sent Events (docs/feed.md): a comment line this often, in seconds,
     #: when no event went out, so proxies keep the connection and clients know it lives.

@@ -14,7 +14,7 @@ A real server (``paigow serve``, its own process) over a fresh SQLite file. Thre
           client opens a new one for its next body;
   heavy   the same probe while the clients send bodies just under the limit that are slow to
           read strictly (thousands of small objects, 422 once read): read in the one reader
-          thread (``strict_input.read_strictly``), never on the event loop.
+          thread (``command_door.read_strictly``), never on the event loop.
 
 The senders run in two processes of their own at the lowest priority (``nice 19``), as clients
 on other machines would cost the server nothing; the probe runs in this process. Per run: the
