@@ -346,6 +346,12 @@ FAMILIES = (
 )
 
 
+def redirects(**sends: frozenset[str]) -> dict[str, frozenset[str]]:
+    """A House Way's R-HW-3 redirects: for each family, the other families its clauses may hand a
+    hand to; ``sends`` names the families that hand any on, every other family hands none."""
+    return {each: sends.get(each, frozenset()) for each in FAMILIES}
+
+
 def family(shape: Shape) -> str:
     """The clause family R-HW-3 selects for ``shape`` (before any clause sends it elsewhere)."""
     if shape.fives:
