@@ -40,7 +40,6 @@ from table_core.house_ways.shape import Candidate
 from table_core.rules import VARIANTS, CommissionRules, QueenHighPaiGow, Variant
 from table_core.settlement import (
     MainWagerSettlement,
-    settle_main_wager,
     settlement_index,
     settlement_table,
 )
@@ -145,9 +144,6 @@ class RoundPlayer:
         self._bank_commission = variant_commission(settings.variant, settings.commission)
         wager = settings.wager
         self._house_wager = wager if settings.house_wager is None else settings.house_wager
-        self._settle = (
-            self._settle_commission if settings.variant == "commission" else self._settle_variant
-        )
         self._no_commission = no_commission()  # the house hand's (R-BANK-2), built once
         # The commission game settles a wager by one lookup among its nine possible settlements
         # (settlement_index); a wager that is not positive keeps settle_main_wager's error.
@@ -170,7 +166,7 @@ class RoundPlayer:
         banker_split, banker_rule = self._banker_set(banker)
         bb, bf = banker_split.back_strength, banker_split.front_strength
         override = variant_override(self._variant, banker, bf, s.queen_high_pai_gow)
-        settle = self._settle
+        settle = self._settle  # the commission game's seats take the table below instead
         commission, wager = self._commission, s.wager
         set_cards = self._player_set
         seats: list[SeatOutcome] = []
@@ -206,7 +202,7 @@ class RoundPlayer:
         fee = banker_commission(-paid, self._bank_commission) if s.banking == "player" else 0
         return RoundOutcome(banker_split, banker_rule, override, tuple(seats), -paid, fee)
 
-    def _settle_commission(
+    def _settle(
         self,
         split: Candidate,
         bb: int,
@@ -215,20 +211,8 @@ class RoundPlayer:
         commission: CommissionRules,
         override: Override | None,
     ) -> MainWagerSettlement:
-        # The commission game has no override: settle_main_wager_variant would call exactly this.
-        return settle_main_wager(
-            split.back_strength, split.front_strength, bb, bf, wager, commission
-        )
-
-    def _settle_variant(
-        self,
-        split: Candidate,
-        bb: int,
-        bf: int,
-        wager: int,
-        commission: CommissionRules,
-        override: Override | None,
-    ) -> MainWagerSettlement:
+        """One wager under the variant; in the commission game (no override) this is exactly
+        ``settle_main_wager``, and only a house hand without a lookup table comes here."""
         return settle_main_wager_variant(
             split.back_strength,
             split.front_strength,

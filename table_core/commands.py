@@ -25,6 +25,37 @@ class Command:
     at: datetime
 
 
+# The bases below hold the fields several commands open with (in the same order as before, so
+# each command's fields, repr and equality are what they were); nothing dispatches on them:
+# ``decide`` looks a command's own class up.
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PlayerCommand(Command):
+    """A command on one player's behalf."""
+
+    player_id: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PlayerAmount(PlayerCommand):
+    """A player's chips in or out: ``amount`` in minor units."""
+
+    amount: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DeckCommand(Command):
+    """A step of one deck's chain of custody (R20)."""
+
+    deck_id: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DeckWithReason(DeckCommand):
+    reason: str
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class OpenTable(Command):
     table_id: str
@@ -61,27 +92,22 @@ class SeatPlayer(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LeaveSeat(Command):
+class LeaveSeat(PlayerCommand):
     """The player leaves; any remaining chips are cashed out first."""
-
-    player_id: str
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class BuyIn(Command):
+class BuyIn(PlayerAmount):
     """``medium``: ``cash``, ``marker`` (with its ``marker`` number), ``chips`` or
     ``promotional``; ``None`` records no medium, as buy-ins did before issue 18 (read as cash)."""
 
-    player_id: str
-    amount: int
     medium: str | None = None
     marker: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class CashOut(Command):
-    player_id: str
-    amount: int
+class CashOut(PlayerAmount):
+    pass
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -90,20 +116,18 @@ class StartRound(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class AcceptBank(Command):
-    player_id: str
+class AcceptBank(PlayerCommand):
     co_bank: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class DeclineBank(Command):
-    player_id: str
+class DeclineBank(PlayerCommand):
+    pass
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class PlaceBet(Command):
-    player_id: str
-    amount: int
+class PlaceBet(PlayerAmount):
+    pass
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -140,10 +164,9 @@ class RollDice(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class SetHand(Command):
+class SetHand(PlayerCommand):
     """The player's split; leave ``back`` and ``front`` out to ask for the House Way."""
 
-    player_id: str
     back: Sequence[CardInput] | None = None
     front: Sequence[CardInput] | None = None
 
@@ -172,55 +195,47 @@ class VoidRound(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ReceiveDeck(Command):
-    deck_id: str
+class ReceiveDeck(DeckCommand):
     seal: str
     package_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class InspectDeck(Command):
+class InspectDeck(DeckCommand):
     """The count (53 to pass, R-CARD-1) and who inspected the deck."""
 
-    deck_id: str
     card_count: int
     inspector: str
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LoadShuffler(Command):
+class LoadShuffler(DeckCommand):
     """The shuffler's receipt of the deck: its serial and the time it took the deck."""
 
-    deck_id: str
     shuffler_serial: str
     received_at: datetime
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class PutDeckInUse(Command):
-    deck_id: str
+class PutDeckInUse(DeckCommand):
+    pass
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class RetireDeck(Command):
-    deck_id: str
-    reason: str
+class RetireDeck(DeckWithReason):
     destroyed: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class HoldDeck(Command):
+class HoldDeck(DeckWithReason):
     """Keep the deck intact (a dispute's hook: ``dispute_id``)."""
 
-    deck_id: str
-    reason: str
     dispute_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ReleaseDeck(Command):
-    deck_id: str
-    reason: str
+class ReleaseDeck(DeckWithReason):
+    pass
 
 
 # --- the books (issue 18): the gaming day, the tray, the count, ratings ---------------------------
@@ -250,9 +265,8 @@ class CloseGamingDay(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class FillTray(Command):
-    """A fill slip: chips from the cage (``issued_by``) to the tray (``received_by``, the
-    dealer), requested by the floor."""
+class TraySlip(Command):
+    """A slip moving ``chips`` between the cage and the tray, signed by three people."""
 
     slip: str
     chips: ChipInput
@@ -262,15 +276,15 @@ class FillTray(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class CreditTray(Command):
+class FillTray(TraySlip):
+    """A fill slip: chips from the cage (``issued_by``) to the tray (``received_by``, the
+    dealer), requested by the floor."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CreditTray(TraySlip):
     """A credit slip: chips from the tray (``issued_by``, the dealer) to the cage
     (``received_by``), requested by the floor."""
-
-    slip: str
-    chips: ChipInput
-    requested_by: Actor
-    issued_by: Actor
-    received_by: Actor
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -283,10 +297,9 @@ class CountDrop(Command):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class CorrectRating(Command):
+class CorrectRating(PlayerCommand):
     """A floor supervisor's correction of ``player_id``'s last rating at this table."""
 
-    player_id: str
     reason: str
     average_bet: int | None = None
     minutes: int | None = None

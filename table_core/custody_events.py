@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     AwareDatetime,
@@ -96,17 +96,16 @@ class DeckReleased(EventBase):
     reason: Said
 
 
-#: The custody events' type names, as the fold and the audit look them up (read from the classes).
-CUSTODY_TYPES = frozenset(
-    cls.model_fields["type"].default
-    for cls in (
-        DeckReceived,
-        DeckInspected,
-        DeckLoaded,
-        DeckInUse,
-        DeckDealt,
-        DeckRetired,
-        DeckHeld,
-        DeckReleased,
-    )
+#: Every custody event, in the order of the table's ``Event`` union (which holds this union).
+CustodyEvent = (
+    DeckReceived
+    | DeckInspected
+    | DeckLoaded
+    | DeckInUse
+    | DeckDealt
+    | DeckRetired
+    | DeckHeld
+    | DeckReleased
 )
+#: The custody events' type names, as the fold and the audit look them up (read from the classes).
+CUSTODY_TYPES = frozenset(cls.model_fields["type"].default for cls in get_args(CustodyEvent))

@@ -37,6 +37,7 @@ from table_core.book_events import (
 )
 from table_core.custody_events import (
     CUSTODY_TYPES,
+    CustodyEvent,
     DeckDealt,
     DeckHeld,
     DeckId,
@@ -361,14 +362,7 @@ Event = Annotated[
     | MeterChanged
     | RoundVoided
     | RoundClosed
-    | DeckReceived
-    | DeckInspected
-    | DeckLoaded
-    | DeckInUse
-    | DeckDealt
-    | DeckRetired
-    | DeckHeld
-    | DeckReleased
+    | CustodyEvent  # DeckReceived .. DeckReleased, in its order
     | HouseWayInstalled,
     Field(discriminator="type"),
 ]

@@ -18,7 +18,7 @@ Python list. Straights carry one tie-breaker, their *order*: the top rank for 6-
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement
@@ -114,33 +114,45 @@ def _grouped(ranks: list[int]) -> tuple[int, list[int]]:
     return HIGH_CARD, order
 
 
-def reference_plain(ranks: Sequence[int], wheel_rank: WheelRank) -> tuple[int, list[int]]:
-    """Five ranks (the joker as 15) not all of one suit: category and tie-breakers (R-HI-1..5)."""
+def _reference(
+    ranks: Sequence[int],
+    wheel_rank: WheelRank,
+    straight: int,
+    stand_in: Callable[[list[int]], int],
+    rest: Callable[[list[int]], tuple[int, list[int]]],
+) -> tuple[int, list[int]]:
+    """What plain and flush hands share: the best straight (``straight``'s category), the joker
+    filling a gap if there is one; else ``rest`` of the five ranks, the joker as ``stand_in``."""
     others = [r for r in ranks if r != _JOKER_RANK]
     if len(others) == 5:
         order = straight_order(set(others), wheel_rank)
-        if order:
-            return STRAIGHT, [order]
-        return _grouped(others)
-    order = _best_joker_straight(others, wheel_rank)
+    else:
+        order = _best_joker_straight(others, wheel_rank)
     if order:
-        return STRAIGHT, [order]
-    return _grouped([*others, ACE])  # R-HI-3: otherwise the joker is an ace
+        return straight, [order]
+    if len(others) < 5:
+        others.append(stand_in(others))
+    return rest(others)
+
+
+def reference_plain(ranks: Sequence[int], wheel_rank: WheelRank) -> tuple[int, list[int]]:
+    """Five ranks (the joker as 15) not all of one suit: category and tie-breakers (R-HI-1..5)."""
+    # R-HI-3: a joker that completes no straight is an ace.
+    return _reference(ranks, wheel_rank, STRAIGHT, lambda _others: ACE, _grouped)
+
+
+def _highest_absent(others: list[int]) -> int:
+    """The highest rank absent from the suit: the joker's rank in a flush (R-HI-4)."""
+    return max(r for r in range(2, 15) if r not in others)
+
+
+def _flush(ranks: list[int]) -> tuple[int, list[int]]:
+    return FLUSH, sorted(ranks, reverse=True)
 
 
 def reference_flush(ranks: Sequence[int], wheel_rank: WheelRank) -> tuple[int, list[int]]:
     """Five ranks (the joker as 15) whose real cards share one suit (R-HI-3, R-HI-4)."""
-    others = [r for r in ranks if r != _JOKER_RANK]
-    if len(others) == 5:
-        order = straight_order(set(others), wheel_rank)
-        if order:
-            return STRAIGHT_FLUSH, [order]
-        return FLUSH, sorted(others, reverse=True)
-    order = _best_joker_straight(others, wheel_rank)
-    if order:
-        return STRAIGHT_FLUSH, [order]
-    missing = max(r for r in range(2, 15) if r not in others)  # highest rank absent from the suit
-    return FLUSH, sorted([*others, missing], reverse=True)
+    return _reference(ranks, wheel_rank, STRAIGHT_FLUSH, _highest_absent, _flush)
 
 
 # --- the tables --------------------------------------------------------------------------------
@@ -247,20 +259,25 @@ def is_legal_split(back_strength: int, front_strength: int) -> bool:
 
 # --- descriptions ------------------------------------------------------------------------------
 
+_ONE_RANK = (
+    "deuce",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
+)
+#: ``rank: (one, many)``, from deuce (2) to ace (14); the plural is regular but for "sixes".
 _RANK_WORDS = {
-    2: ("deuce", "deuces"),
-    3: ("three", "threes"),
-    4: ("four", "fours"),
-    5: ("five", "fives"),
-    6: ("six", "sixes"),
-    7: ("seven", "sevens"),
-    8: ("eight", "eights"),
-    9: ("nine", "nines"),
-    10: ("ten", "tens"),
-    11: ("jack", "jacks"),
-    12: ("queen", "queens"),
-    13: ("king", "kings"),
-    14: ("ace", "aces"),
+    rank: (word, word + ("es" if word.endswith("x") else "s"))
+    for rank, word in enumerate(_ONE_RANK, start=2)
 }
 
 
@@ -311,30 +328,27 @@ def five_card_category(strength: int) -> str:
     return CATEGORY_NAMES[category]
 
 
+# What a dealer reads aloud for each category, from the tie-breakers ``t`` of ``strength_list``.
+_FIVE_CARD_NAMES: dict[int, Callable[[list[int]], str]] = {
+    FIVE_ACES: lambda t: "Five aces",
+    STRAIGHT_FLUSH: lambda t: (
+        "Royal flush" if t[0] == ROYAL_ORDER else f"Straight flush, {_straight_top(t[0])}"
+    ),
+    FOUR_OF_A_KIND: lambda t: f"Four of a kind, {_many(t[0])}, {_one(t[1])} kicker",
+    FULL_HOUSE: lambda t: f"Full house, {_many(t[0])} full of {_many(t[1])}",
+    FLUSH: lambda t: f"Flush, {_dashed(t[:2])} high",
+    STRAIGHT: lambda t: f"Straight, {_straight_top(t[0])}",
+    THREE_OF_A_KIND: lambda t: f"Three of a kind, {_many(t[0])}, {_dashed(t[1:])} kickers",
+    TWO_PAIR: lambda t: f"Two pair, {_many(t[0])} and {_many(t[1])}",
+    ONE_PAIR: lambda t: f"Pair of {_many(t[0])}, {_dashed(t[1:])} kickers",
+    HIGH_CARD: lambda t: f"Pai gow, {_dashed(t[:2])} high",
+}
+
+
 def five_card_name(strength: int) -> str:
     """A name a dealer reads aloud: "Flush, ace-king high", "Two pair, kings and sevens"."""
     category, *t = strength_list(strength)
-    if category == FIVE_ACES:
-        return "Five aces"
-    if category == STRAIGHT_FLUSH:
-        if t[0] == ROYAL_ORDER:
-            return "Royal flush"
-        return f"Straight flush, {_straight_top(t[0])}"
-    if category == FOUR_OF_A_KIND:
-        return f"Four of a kind, {_many(t[0])}, {_one(t[1])} kicker"
-    if category == FULL_HOUSE:
-        return f"Full house, {_many(t[0])} full of {_many(t[1])}"
-    if category == FLUSH:
-        return f"Flush, {_dashed(t[:2])} high"
-    if category == STRAIGHT:
-        return f"Straight, {_straight_top(t[0])}"
-    if category == THREE_OF_A_KIND:
-        return f"Three of a kind, {_many(t[0])}, {_dashed(t[1:])} kickers"
-    if category == TWO_PAIR:
-        return f"Two pair, {_many(t[0])} and {_many(t[1])}"
-    if category == ONE_PAIR:
-        return f"Pair of {_many(t[0])}, {_dashed(t[1:])} kickers"
-    return f"Pai gow, {_dashed(t[:2])} high"
+    return _FIVE_CARD_NAMES[category](t)
 
 
 def two_card_list(strength: int) -> list[int]:

@@ -21,6 +21,7 @@ from table_core.house_ways.shape import (
     by_family,
     front_of,
     pair_front,
+    redirects,
     singles_front,
 )
 
@@ -115,17 +116,9 @@ CLAUSES: dict[str, str] = {
 }
 
 #: The other families each family's clauses may hand a hand to (R-HW-3).
-REDIRECTS: dict[str, frozenset[str]] = {
-    "five_aces": frozenset(),
-    "four_of_a_kind": frozenset(),
-    "straights": frozenset({"full_house", "trips", "three_pairs", "two_pairs", "one_pair"}),
-    "full_house": frozenset(),
-    "trips": frozenset(),
-    "three_pairs": frozenset(),
-    "two_pairs": frozenset(),
-    "one_pair": frozenset(),
-    "no_pair": frozenset(),
-}
+REDIRECTS: dict[str, frozenset[str]] = redirects(
+    straights=frozenset({"full_house", "trips", "three_pairs", "two_pairs", "one_pair"})
+)
 
 SEVEN, TEN = 7, 10
 

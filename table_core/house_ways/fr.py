@@ -40,6 +40,7 @@ from table_core.house_ways.shape import (
     by_family,
     front_of,
     pair_front,
+    redirects,
     singles_front,
 )
 
@@ -136,17 +137,7 @@ CLAUSES: dict[str, str] = {
 
 # R-HW-3: the straight clause hands some two-pair hands to the two-pair rule and three-pair hands
 # (the joker pairing an ace) to the three-pair rule; nothing else moves.
-REDIRECTS: dict[str, frozenset[str]] = {
-    "five_aces": frozenset(),
-    "four_of_a_kind": frozenset(),
-    "straights": frozenset({"two_pairs", "three_pairs"}),
-    "full_house": frozenset(),
-    "trips": frozenset(),
-    "three_pairs": frozenset(),
-    "two_pairs": frozenset(),
-    "one_pair": frozenset(),
-    "no_pair": frozenset(),
-}
+REDIRECTS: dict[str, frozenset[str]] = redirects(straights=frozenset({"two_pairs", "three_pairs"}))
 
 
 # --- small functions --------------------------------------------------------------------------

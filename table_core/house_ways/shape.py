@@ -179,14 +179,7 @@ class Shape:
                 primes = [CARD_PRIME[c] for c in cards]
                 total = primes[0] * primes[1] * primes[2] * primes[3]
                 total *= primes[4] * primes[5] * primes[6]
-                counts = [0, 0, 0, 0]
-                mask = joker = 0
-                for c in cards:
-                    if c == JOKER:
-                        joker = 1
-                    else:
-                        counts[c & 3] += 1
-                        mask |= 1 << (c >> 2)
+                counts, mask, joker = _suits_and_ranks(cards)
                 suit = counts.index(max(counts))
                 off = 0
                 for k, c in enumerate(cards):
@@ -239,7 +232,9 @@ _STRAIGHT_WITH_JOKER = _STRAIGHT_WINDOW + bytes(n + 1 for n in _STRAIGHT_WINDOW)
 _ORDER_KEY = _ORDER.__getitem__
 
 
-def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
+def _suits_and_ranks(cards: Sequence[Card]) -> tuple[list[int], int, int]:
+    """How many real cards of each suit, the real ranks as bits (as in _STRAIGHT_WINDOW), and 1
+    when the joker is among ``cards`` (else 0)."""
     joker = 0
     suits = [0, 0, 0, 0]
     mask = 0
@@ -249,6 +244,11 @@ def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
         else:
             suits[c & 3] += 1
             mask |= 1 << (c >> 2)
+    return suits, mask, joker
+
+
+def _holds_straight_or_flush(cards: Sequence[Card]) -> bool:
+    suits, mask, joker = _suits_and_ranks(cards)
     return max(suits) + joker >= 5 or _STRAIGHT_WINDOW[mask] + joker >= 5
 
 
@@ -344,6 +344,12 @@ FAMILIES = (
     "one_pair",
     "no_pair",
 )
+
+
+def redirects(**sends: frozenset[str]) -> dict[str, frozenset[str]]:
+    """A House Way's R-HW-3 redirects: for each family, the other families its clauses may hand a
+    hand to; ``sends`` names the families that hand any on, every other family hands none."""
+    return {each: sends.get(each, frozenset()) for each in FAMILIES}
 
 
 def family(shape: Shape) -> str:

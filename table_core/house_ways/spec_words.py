@@ -35,45 +35,43 @@ STRAIGHT_FLUSH_BACKS: dict[str, str] = {
     "royal": "keeping a straight flush back with the best front keeps a royal flush",
     "not royal": "keeping a straight flush back with the best front keeps one below a royal",
 }
-#: Condition words tested on the seven cards: word -> (its value, what it tests). Ranks take
-#: RANK_HELP; a count a number, a range ("1-2") or a floor ("1+").
-CARD_CONDITIONS: dict[str, tuple[str, str]] = {
-    "pair_count": ("a count", "how many pairs (a pair of aces may be an ace and the joker)"),
-    "trips_count": ("a count", "how many three of a kinds"),
-    "high_pair": ("ranks", "the highest pair is of these ranks (false with no pair)"),
-    "low_pair": (
-        "ranks",
-        "the second highest pair is of these ranks (false with fewer than two pairs)",
-    ),
-    "trips_rank": ("ranks", "the highest three of a kind is of these ranks (false with none)"),
-    "quads_rank": ("ranks", "the four of a kind is of these ranks (false with none)"),
-    "other_pair": (
-        "ranks",
-        "the three of a kind, or else the highest pair, beside the four of a kind is of these"
-        " ranks (false with none)",
-    ),
-    "high_single": ("ranks", "the highest single card is of these ranks (false with no single)"),
-    "single_ace": (
-        "true or false",
-        "an ace (or the joker) that is not part of a pair or more (R-HW-2)",
-    ),
-    "holds_joker": ("true or false", "the joker is among the seven cards"),
-    "trips_above_pairs": ("true or false", "a three of a kind ranks above every pair"),
-    "flush": (
-        "true or false",
-        "five cards of one suit can be formed (the joker completes any suit)",
-    ),
-    "straight": (
-        "true or false",
-        "five ranks in a row can be formed (the joker fills one gap; the wheel counts)",
-    ),
-    "singles_include": ("a list of ranks", 'each of these ranks is a single card (`["A", "K"]`)'),
-    "any_of": ("a list of tables", "at least one of the condition tables holds"),
-    "straight_flush_back": (
-        "a word",
-        "which straight flush can be kept back: "
+#: Condition words tested on the seven cards, by the value each takes: kind -> {word: what it
+#: tests}. Ranks take RANK_HELP; a count a number, a range ("1-2") or a floor ("1+").
+_CARD_CONDITIONS_BY_VALUE: dict[str, dict[str, str]] = {
+    "a count": {
+        "pair_count": "how many pairs (a pair of aces may be an ace and the joker)",
+        "trips_count": "how many three of a kinds",
+    },
+    "ranks": {
+        "high_pair": "the highest pair is of these ranks (false with no pair)",
+        "low_pair": "the second highest pair is of these ranks (false with fewer than two pairs)",
+        "trips_rank": "the highest three of a kind is of these ranks (false with none)",
+        "quads_rank": "the four of a kind is of these ranks (false with none)",
+        "other_pair": (
+            "the three of a kind, or else the highest pair, beside the four of a kind is of these"
+            " ranks (false with none)"
+        ),
+        "high_single": "the highest single card is of these ranks (false with no single)",
+    },
+    "true or false": {
+        "single_ace": "an ace (or the joker) that is not part of a pair or more (R-HW-2)",
+        "holds_joker": "the joker is among the seven cards",
+        "trips_above_pairs": "a three of a kind ranks above every pair",
+        "flush": "five cards of one suit can be formed (the joker completes any suit)",
+        "straight": "five ranks in a row can be formed (the joker fills one gap; the wheel counts)",
+    },
+    "a list of ranks": {"singles_include": 'each of these ranks is a single card (`["A", "K"]`)'},
+    "a list of tables": {"any_of": "at least one of the condition tables holds"},
+    "a word": {
+        "straight_flush_back": "which straight flush can be kept back: "
         + ", ".join(f'"{v}"' for v in STRAIGHT_FLUSH_BACKS),
-    ),
+    },
+}
+#: The same words in the same order: word -> (its value, what it tests).
+CARD_CONDITIONS: dict[str, tuple[str, str]] = {
+    word: (value, meaning)
+    for value, words in _CARD_CONDITIONS_BY_VALUE.items()
+    for word, meaning in words.items()
 }
 #: Conditions on the split the clause would set (tested after its front is chosen).
 RESULT_CONDITIONS: dict[str, str] = {

@@ -24,6 +24,7 @@ from table_core.house_ways.shape import (
     best,
     by_family,
     pair_front,
+    redirects,
     singles_front,
 )
 
@@ -127,17 +128,9 @@ CLAUSES: dict[str, str] = {
 }
 
 #: R-HW-3 redirects: only the straight and flush clause hands a hand to other families.
-REDIRECTS: dict[str, frozenset[str]] = {
-    "five_aces": frozenset(),
-    "four_of_a_kind": frozenset(),
-    "straights": frozenset({"two_pairs", "three_pairs", "full_house", "trips"}),
-    "full_house": frozenset(),
-    "trips": frozenset(),
-    "three_pairs": frozenset(),
-    "two_pairs": frozenset(),
-    "one_pair": frozenset(),
-    "no_pair": frozenset(),
-}
+REDIRECTS: dict[str, frozenset[str]] = redirects(
+    straights=frozenset({"two_pairs", "three_pairs", "full_house", "trips"})
+)
 
 
 # Rank groups of the published way: low 2-6, medium 7-10, high J-K, aces apart.

@@ -11,9 +11,10 @@ counters indexed by class.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from table_core.hands import (
+    CATEGORY_NAMES,
     FIVE_ACES,
     FLUSH,
     FOUR_OF_A_KIND,
@@ -50,35 +51,18 @@ Line = Literal[
 #: What a losing hand is called in results and counts (R-VAR-7 "nothing").
 NOTHING: Final = "nothing"
 
-#: The poker lines in Fortune's order, best first (R-VAR-3): trips sits above the straight.
-POKER_LINES: tuple[Line, ...] = (
-    "natural_seven_card_straight_flush",
-    "royal_flush_royal_match",
-    "seven_card_straight_flush_with_joker",
-    "five_aces",
-    "royal_flush",
-    "straight_flush",
-    "four_of_a_kind",
-    "full_house",
-    "flush",
-    "three_of_a_kind",
-    "straight",
-)
+#: Every line in rulebook order (a named line beside the royal match, the other royal + two).
+LINES: tuple[Line, ...] = get_args(Line)
 #: Pai gow (no pair, straight or flush) by highest card, 9-high..A-high (R-VAR-4, R-VAR-5).
-PAI_GOW_LINES: tuple[Line, ...] = (
-    "pai_gow_nine_high",
-    "pai_gow_ten_high",
-    "pai_gow_jack_high",
-    "pai_gow_queen_high",
-    "pai_gow_king_high",
-    "pai_gow_ace_high",
-)
+PAI_GOW_LINES: tuple[Line, ...] = tuple(line for line in LINES if line.startswith("pai_gow_"))
 #: Named lines a casino's card may post beside Fortune's (issue 20): Washington's Emperor's
 #: Treasure pays a "royal flush plus ace-king suited" (``As Ks Qs Js Ts Ad Kd``). Each is a hand
 #: class of its own that also holds the royal flush: a table without the line pays the royal.
 NAMED_LINES: tuple[Line, ...] = ("royal_flush_ace_king_suited",)
-#: Every line in rulebook order (a named line beside the royal match, the other royal + two).
-LINES: tuple[Line, ...] = (*POKER_LINES[:2], *NAMED_LINES, *POKER_LINES[2:], *PAI_GOW_LINES)
+#: The poker lines in Fortune's order, best first (R-VAR-3): trips sits above the straight.
+POKER_LINES: tuple[Line, ...] = tuple(
+    line for line in LINES if line not in PAI_GOW_LINES and line not in NAMED_LINES
+)
 #: The lines that are not pai gow lines (a progressive pays these).
 POKER_AND_NAMED_LINES: tuple[Line, ...] = tuple(line for line in LINES if line not in PAI_GOW_LINES)
 
@@ -163,18 +147,11 @@ KINDS: tuple[tuple[str, str, tuple[Line, ...]], ...] = (
 KIND_NAMES: tuple[str, ...] = tuple(name for name, _, _ in KINDS)
 
 #: The eleven best-five-card categories of R-VAR-7, best first (royal flush counted apart).
+#: They are the hands' categories, best first, with the royal flush beside five aces.
 CATEGORIES: tuple[str, ...] = (
-    "five_aces",
+    CATEGORY_NAMES[FIVE_ACES],
     "royal_flush",
-    "straight_flush",
-    "four_of_a_kind",
-    "full_house",
-    "flush",
-    "straight",
-    "three_of_a_kind",
-    "two_pair",
-    "one_pair",
-    "high_card",
+    *reversed(CATEGORY_NAMES[:FIVE_ACES]),
 )
 
 #: Plain (not suited) five-card category -> class, for the groupings a rank multiset decides.

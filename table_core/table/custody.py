@@ -32,6 +32,7 @@ from table_core.commands import (
     ReleaseDeck,
     RetireDeck,
 )
+from table_core.custody_events import CustodyEvent
 from table_core.errors import DomainError
 from table_core.events import (
     DeckDealt,
@@ -241,18 +242,6 @@ def deck_dealt(state: TableState, cmd: DealCards, deck_id: str, round_number: in
 
 
 # --- the fold's half ----------------------------------------------------------------------------
-
-
-CustodyEvent = (
-    DeckReceived
-    | DeckInspected
-    | DeckLoaded
-    | DeckInUse
-    | DeckDealt
-    | DeckRetired
-    | DeckHeld
-    | DeckReleased
-)
 
 
 def apply_custody(decks: dict[str, Deck], event: CustodyEvent) -> None:

@@ -62,16 +62,7 @@ def deal_cards(state: TableState, cmd: DealCards) -> list[Event]:
         unused = deck[POSITIONS * STACK_SIZE :]
     dealt = trusted_if(type(cmd.source) is str and cmd.source in _SOURCES, StacksDealt)
     events: list[Event] = [
-        dealt(
-            table_id=state.table_id,
-            actor=cmd.actor,
-            at=cmd.at,
-            round=round_state.number,
-            source=cmd.source,
-            deck=deck,
-            stacks=stacks,
-            unused=unused,
-        )
+        dealt(**envelope(state, cmd), source=cmd.source, deck=deck, stacks=stacks, unused=unused)
     ]
     if deck_id is not None:
         events.append(deck_dealt(state, cmd, deck_id, round_state.number))
@@ -130,7 +121,7 @@ def roll_dice(state: TableState, cmd: RollDice) -> list[Event]:
     total = sum(faces)
     first = first_position(total)
     assert round_state.deal is not None  # the dealt phase holds the deal
-    table_id, actor, at, number = state.table_id, cmd.actor, cmd.at, round_state.number
+    env = envelope(state, cmd)  # the round's: both events carry it
     stacks, banker, wagers = round_state.deal.stacks, round_state.banker_place, round_state.wagers
     assignments = []
     for position, place, stack in ASSIGNMENT_ORDER[banker][first]:
@@ -152,16 +143,6 @@ def roll_dice(state: TableState, cmd: RollDice) -> list[Event]:
             )
         )
     return [
-        _new_dice_rolled(
-            table_id=table_id,
-            actor=actor,
-            at=at,
-            round=number,
-            faces=faces,
-            total=total,
-            first_position=first,
-        ),
-        _new_stacks_assigned(
-            table_id=table_id, actor=actor, at=at, round=number, assignments=tuple(assignments)
-        ),
+        _new_dice_rolled(**env, faces=faces, total=total, first_position=first),
+        _new_stacks_assigned(**env, assignments=tuple(assignments)),
     ]

@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 from table_core._speed import slot_setter
 from table_core.cards import Card
+from table_core.custody_events import CustodyEvent
 from table_core.dealing import DEALER_PLACE, Deal
 from table_core.errors import DomainError
 from table_core.events import (
@@ -48,7 +49,7 @@ from table_core.events import (
     WagerReturned,
 )
 from table_core.rules import TableRules
-from table_core.table.custody import CustodyEvent, apply_custody
+from table_core.table.custody import apply_custody
 from table_core.table.inventory import HANDLERS as BOOKS_HANDLERS
 from table_core.table.inventory import sold_from_tray
 from table_core.table.state import (

@@ -189,7 +189,11 @@ def close_gaming_day(state: TableState, cmd: CloseGamingDay) -> list[Event]:
     ]
 
 
-def _slip(state: TableState, cmd: FillTray | CreditTray, action: str) -> dict[str, Any]:
+def _slip(
+    state: TableState, cmd: FillTray | CreditTray, action: str, issuer: str, receiver: str
+) -> dict[str, Any]:
+    """A slip's event fields, checked: the floor requests it, ``issuer`` and ``receiver`` are the
+    roles the chips leave and reach (the cage and the dealer, one way or the other)."""
     require(cmd.actor, _RECORDERS, action)
     _between_rounds(state, action)
     assert state.rules is not None
@@ -198,6 +202,11 @@ def _slip(state: TableState, cmd: FillTray | CreditTray, action: str) -> dict[st
     if cmd.slip in state.slips:
         raise DomainError(f"slip {cmd.slip} is recorded already on gaming day {state.gaming_day}")
     chips, total = chips_of(cmd.chips, state.rules.denominations, positive=True)
+    _roles(
+        (cmd.requested_by, "floor", "requester"),
+        (cmd.issued_by, issuer, "issuer"),
+        (cmd.received_by, receiver, "receiver"),
+    )
     return _env(state, cmd) | {
         "slip": cmd.slip,
         "gaming_day": state.gaming_day,
@@ -210,22 +219,11 @@ def _slip(state: TableState, cmd: FillTray | CreditTray, action: str) -> dict[st
 
 
 def fill_tray(state: TableState, cmd: FillTray) -> list[Event]:
-    fields = _slip(state, cmd, "fill the tray")
-    _roles(
-        (cmd.requested_by, "floor", "requester"),
-        (cmd.issued_by, "cage", "issuer"),
-        (cmd.received_by, "dealer", "receiver"),
-    )
-    return [TrayFilled(**fields)]
+    return [TrayFilled(**_slip(state, cmd, "fill the tray", "cage", "dealer"))]
 
 
 def credit_tray(state: TableState, cmd: CreditTray) -> list[Event]:
-    fields = _slip(state, cmd, "credit the tray")
-    _roles(
-        (cmd.requested_by, "floor", "requester"),
-        (cmd.issued_by, "dealer", "issuer"),
-        (cmd.received_by, "cage", "receiver"),
-    )
+    fields = _slip(state, cmd, "credit the tray", "dealer", "cage")
     require_tray_covers(state, fields["total"], f"credit {cmd.slip}")
     return [TrayCredited(**fields)]
 

@@ -19,6 +19,7 @@ from table_core.rules import HouseRules
 from table_core.split import Split, check_same_cards, make_split, value_split
 from table_core.table.guards import (
     DEALER_ROLES,
+    envelope,
     live_round,
     player_seat,
     require,
@@ -44,23 +45,6 @@ def set_hand(state: TableState, cmd: SetHand) -> list[Event]:
     seven = round_state.hands[seat]
     rules = round_state.rules.hand
     tables = tables_for(rules.wheel_rank)
-    if cmd.back is None and cmd.front is None:
-        way = set_by_house_way(seven, house_way_of(state, rules), tables)
-        return [
-            _new_hand_set(
-                table_id=state.table_id,
-                actor=cmd.actor,
-                at=cmd.at,
-                round=round_state.number,
-                seat=seat,
-                position=wager.position,
-                back=texts(way.back),
-                front=texts(way.front),
-                by="house_way",
-                reason="player_asked",
-                rule=way.rule,
-            )
-        ]
     env = {
         "table_id": state.table_id,
         "actor": cmd.actor,
@@ -69,11 +53,26 @@ def set_hand(state: TableState, cmd: SetHand) -> list[Event]:
         "seat": seat,
         "position": wager.position,
     }
+    if cmd.back is None and cmd.front is None:
+        way = set_by_house_way(seven, house_way_of(state, rules), tables)
+        return [_house_way_hand(env, way, "player_asked")]
     if cmd.back is None or cmd.front is None:
         raise DomainError("give both the back and the front, or neither for the House Way")
     split = make_split(_cards(cmd.back), _cards(cmd.front))
     check_same_cards(split, seven)
     return _player_split(split, seven, rules, house_way_of(state, rules), tables, env)
+
+
+def _house_way_hand(env: dict[str, Any], way: Split, reason: str) -> HandSet:
+    """The House Way's split of a hand (R-HW-1), ``env`` its event's table, round and seat."""
+    return _new_hand_set(
+        **env,
+        back=texts(way.back),
+        front=texts(way.front),
+        by="house_way",
+        reason=reason,
+        rule=way.rule,
+    )
 
 
 def _hand_in_action(state: TableState, cmd: SetHand) -> tuple[RoundState, int, Wager]:
@@ -132,36 +131,23 @@ def set_banker_hand(state: TableState, cmd: SetBankerHand) -> list[Event]:
     require(cmd.actor, DEALER_ROLES, "set the banker's hand")
     house_way = house_way_of(state, round_state.rules.hand)
     tables = tables_for(round_state.rules.hand.wheel_rank)
-    table_id, actor, at, number = state.table_id, cmd.actor, cmd.at, round_state.number
+    env = envelope(state, cmd)
     events: list[Event] = []
     for wager in round_state.wagers_in_order():
         place = wager.place
         if place in round_state.played:
             continue
         way = set_by_house_way(round_state.hands[place], house_way, tables)
+        seat = None if place == DEALER_PLACE else place
+        reason = "house_hand" if place == DEALER_PLACE else "not_set"
         events.append(
-            _new_hand_set(
-                table_id=table_id,
-                actor=actor,
-                at=at,
-                round=number,
-                seat=None if place == DEALER_PLACE else place,
-                position=wager.position,
-                back=texts(way.back),
-                front=texts(way.front),
-                by="house_way",
-                reason="house_hand" if place == DEALER_PLACE else "not_set",
-                rule=way.rule,
-            )
+            _house_way_hand({**env, "seat": seat, "position": wager.position}, way, reason)
         )
     way = set_by_house_way(round_state.hands[round_state.banker_place], house_way, tables)
     assert way.rule is not None
     events.append(
         _new_banker_hand_set(
-            table_id=table_id,
-            actor=actor,
-            at=at,
-            round=number,
+            **env,
             seat=round_state.banker_place if round_state.player_banked else None,
             player_id=round_state.banker_player,
             back=texts(way.back),

@@ -68,10 +68,7 @@ def place_bet(state: TableState, cmd: PlaceBet) -> list[Event]:
     new = _new_bet_placed if type(amount) is int else BetPlaced  # see _trusted_if
     return [
         new(
-            table_id=state.table_id,
-            actor=actor,
-            at=cmd.at,
-            round=round_state.number,
+            **envelope(state, cmd),
             seat=seat,
             player_id=player_id,
             position=position_of(seat, round_state.banker_place),
@@ -164,10 +161,7 @@ def close_bets(state: TableState, cmd: CloseBets) -> list[Event]:
         events, in_play, kept = _player_bank_covers(state, round_state, env)
     events.append(
         _new_bets_closed(
-            table_id=state.table_id,
-            actor=cmd.actor,
-            at=cmd.at,
-            round=round_state.number,
+            **env,
             banker_seat=round_state.banker_place if round_state.player_banked else None,
             banker_player_id=round_state.banker_player,
             co_bank=round_state.co_bank,
