@@ -118,11 +118,17 @@ class FeedWatch:
     # -- the thread ---------------------------------------------------------------------------
 
     def _wake(self) -> None:
+        """Every waiting follower, one call into each loop for all of its followers (a call
+        from this thread writes to the loop's wake-up pipe: once a wake-up, not once a
+        follower)."""
         with self._lock:
             waiters, self._waiters = self._waiters, []
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
         for loop, future in waiters:
-            with contextlib.suppress(RuntimeError):  # a closed loop: its follower is gone
-                loop.call_soon_threadsafe(_resolve, future)
+            by_loop.setdefault(loop, []).append(future)
+        for loop, futures in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a closed loop: its followers are gone
+                loop.call_soon_threadsafe(_resolve, futures)
 
     def _saw(self, head: int) -> None:
         if head != self.last_head:
@@ -179,9 +185,10 @@ class FeedWatch:
                 _close(listener)
 
 
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
+def _resolve(futures: list[asyncio.Future[None]]) -> None:
+    for future in futures:
+        if not future.done():
+            future.set_result(None)
 
 
 def _close(listener: Any) -> None:

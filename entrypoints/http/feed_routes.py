@@ -169,7 +169,33 @@ class FeedState:
         self.watch = FeedWatch(self.tail.refresh, poll_s, listener_for(store))
         self.subscriptions: Subscriptions = subscriptions_for(store)
         self.heartbeat_s = heartbeat_s
+        self.chunks = SharedChunks()
         _WATCHES.add(self.watch)
+
+
+class SharedChunks:
+    """The SSE text of each page the tail hands out, written once for every follower it goes to.
+
+    The followers at the head get the same ``FeedPage`` object from the tail at each wake-up
+    (``FeedTail.page``), so its text is written, and encoded, for the first of them and sent as
+    is to the others: the per-follower work of a wake-up is one look-up and one write. The page
+    is kept with its text, so its ``id`` is not reused while the entry lives."""
+
+    #: Entries kept (the pages of one or two wake-ups, for a few scopes), then forgotten at once.
+    KEPT = 64
+
+    def __init__(self) -> None:
+        self._written: dict[int, tuple[FeedPage, bytes]] = {}
+
+    def of(self, page: FeedPage) -> bytes:
+        found = self._written.get(id(page))
+        if found is not None and found[0] is page:
+            return found[1]
+        chunk = _sse(page)
+        if len(self._written) >= self.KEPT:
+            self._written = {}
+        self._written[id(page)] = (page, chunk)
+        return chunk
 
 
 def install(app: FastAPI, settings: Any) -> None:
@@ -243,29 +269,32 @@ async def _answer(
     return Response(page_json(page), media_type="application/json")
 
 
-def _sse(page: FeedPage) -> str:
+def _sse(page: FeedPage) -> bytes:
     return "".join(
         f"id: {event['position']}\ndata: {line}\n\n"
         for event, line in zip(page.events, event_lines(page), strict=True)
-    )
+    ).encode()
 
 
-async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> AsyncIterator[str]:
+async def _event_stream(
+    state: FeedState, after: int, scope: FeedScope
+) -> AsyncIterator[str | bytes]:
     """Catch-up pages, then live events, heartbeats between: until the client goes or the
     server stops. ``after`` only moves past events sent; a heartbeat carries it (an ``id`` with
     no data) when a filtered page moved it past positions that were not the client's."""
-    watch, feed, tail = state.watch, state.feed, state.tail
+    watch, feed, tail, chunks = state.watch, state.feed, state.tail, state.chunks
     with watch.following():
         yield f"retry: 1000\n: paigow event feed after {after}\n\n"
         sent_id = after
         beat = time.monotonic()
         while not watch.stopped:
             mark = watch.mark  # before the read: a commit after it moves the mark
-            page = tail.page(after, SSE_PAGE, scope)  # from memory, at the head
-            if page is None:  # behind what the tail holds: the database
+            page = tail.page(after, SSE_PAGE, scope)  # from memory, at the head: shared
+            shared = page is not None
+            if page is None:  # behind what the tail holds: the database, this follower's own
                 page = await run_in_threadpool(feed.page, after, SSE_PAGE, scope)
             if page.events:
-                yield _sse(page)
+                yield chunks.of(page) if shared else _sse(page)
                 sent_id = page.events[-1]["position"]
                 beat = time.monotonic()
             after = page.next_after
