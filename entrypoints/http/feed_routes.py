@@ -62,15 +62,11 @@ _ERRORS = error_docs(
     (409, "a subscription of that name exists already"),
     (422, "a parameter out of range, or a position past the log's head"),
 )
-#: Each endpoint's decorator: its operationId names its right (``auth.endpoint``).
-_get = partial(endpoint, router.get, responses=_ERRORS)
-_post = partial(endpoint, router.post, responses=_ERRORS)
-_delete = partial(endpoint, router.delete, responses=_ERRORS)
-_STREAM_DOC = {
-    "description": "A page of events (JSON), or with `Accept: text/event-stream` the events as "
-    "Server-Sent Events (`id`: the event's position; `data`: the event as in a page)",
-    "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
-}
+#: Each endpoint's decorator, the feed's error answers documented: its operationId names its
+#: right (``auth.endpoint``).
+_get, _post, _delete = (
+    partial(endpoint, verb, responses=_ERRORS) for verb in (router.get, router.post, router.delete)
+)
 #: Every watch of this process: a signal to stop the server ends their followers' streams.
 _WATCHES: weakref.WeakSet[FeedWatch] = weakref.WeakSet()
 
@@ -154,6 +150,23 @@ class SubscriptionOut(BaseModel):
     created_at: str
     created_by: str
     acked_at: str | None
+
+
+#: The decorator of the two event routes (a JSON page or SSE), which take the key themselves.
+_events_get = partial(
+    _get,
+    responses={
+        200: {
+            "description": "A page of events (JSON), or with `Accept: text/event-stream` the "
+            "events as Server-Sent Events (`id`: the event's position; `data`: the event as in "
+            "a page)",
+            "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
+            "model": FeedPageOut,
+        },
+        **_ERRORS,
+    },
+    key_parameter=True,
+)
 
 
 # --- the app's feed ----------------------------------------------------------------------------
@@ -312,12 +325,10 @@ async def _event_stream(
             await watch.changed(mark, min(left, 1.0))
 
 
-@_get(
+@_events_get(
     "/events",
     "feed_events",
     "The event feed: every stream's events after a global position (JSON page or SSE)",
-    responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
-    key_parameter=True,
 )
 async def feed_events(
     request: Request,
@@ -389,15 +400,11 @@ def feed_checkpoints(request: Request, after: After = 0, limit: Limit = 100) -> 
     "Create a named subscription: a consumer's filter and its acknowledged position",
     status_code=201,
     response_model=SubscriptionOut,
-    key_parameter=True,
 )
-async def subscription_create(
-    request: Request,
-    body: SubscriptionIn,
-    key: Annotated[ApiKey, Depends(require("subscription_create"))],
-) -> Any:
+async def subscription_create(request: Request, body: SubscriptionIn) -> Any:
     state = _state(request)
     service = request.app.state.service
+    key: ApiKey = request.state.api_key  # the endpoint's check of the key put it there
 
     def create() -> dict[str, Any]:
         head = state.feed.head()
@@ -420,12 +427,10 @@ def subscription_list(request: Request) -> Any:
     return [subs.described(s, head) for s in state.subscriptions.all()]
 
 
-@_get(
+@_events_get(
     "/subscriptions/{name}/events",
     "subscription_events",
     "A subscription's events after its acknowledged position (JSON page or SSE)",
-    responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
-    key_parameter=True,
 )
 async def subscription_events(
     request: Request,
