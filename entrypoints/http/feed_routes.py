@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Annotated, Any
 
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from adapters.store.feed_listen import listener_for
-from adapters.store.subscriptions import Subscriptions, subscriptions_for
+from adapters.store.subscriptions import Subscription, Subscriptions, subscriptions_for
 from entrypoints.http.auth import endpoint, require
 from entrypoints.http.errors import ApiProblem, error_docs, refusing
 from service_layer import feed_subscriptions as subs
@@ -406,13 +406,23 @@ async def subscription_create(request: Request, body: SubscriptionIn) -> Any:
     service = request.app.state.service
     key: ApiKey = request.state.api_key  # the endpoint's check of the key put it there
 
-    def create() -> dict[str, Any]:
-        head = state.feed.head()
-        made = subs.create(state.subscriptions, body.name, body.types, body.table_ids,
+    def create(head: int) -> Subscription:
+        return subs.create(state.subscriptions, body.name, body.types, body.table_ids,
                            body.after, head, key.actor_id, service.now())  # fmt: skip
-        return subs.described(made, head)
 
-    return await run_in_threadpool(_run, create)
+    return await _changed(state, create)
+
+
+async def _changed(state: FeedState, change: Callable[[int], Subscription]) -> dict[str, Any]:
+    """``change(head)`` on a worker thread, the log's head read first; the subscription it
+    leaves, described with its lag (a refusal: its HTTP answer)."""
+
+    def run() -> dict[str, Any]:
+        head = state.feed.head()
+        return subs.described(change(head), head)
+
+    result: dict[str, Any] = await run_in_threadpool(_run, run)
+    return result
 
 
 @_get(
@@ -454,14 +464,10 @@ async def subscription_events(
 )
 async def subscription_ack(request: Request, name: Name, body: AckIn) -> Any:
     state = _state(request)
-    service = request.app.state.service
-
-    def ack() -> dict[str, Any]:
-        head = state.feed.head()
-        done = subs.ack(state.subscriptions, name, body.position, head, service.now())
-        return subs.described(done, head)
-
-    return await run_in_threadpool(_run, ack)
+    now = request.app.state.service.now
+    return await _changed(
+        state, lambda head: subs.ack(state.subscriptions, name, body.position, head, now())
+    )
 
 
 @_delete(
