@@ -9,6 +9,12 @@ signed since, once; ``page(after, limit, scope)`` then answers a follower from m
 ``after`` is outside what it holds (a follower catching up reads the database) or when it was not
 refreshed for ``STALE_S`` seconds (a watcher stuck or gone must not stall the followers).
 
+Followers at the head ask for the same page: each wake-up, every one of them is after the same
+position with the same scope (an auditor's twenty consumers, say). A page is built once per
+``(after, limit, scope)`` until the next refresh that changes what is held, and the same
+``FeedPage`` object is given to each of them (its events are shared and never changed), so the
+SSE routes can write its text once too (entrypoints/http/feed_routes.py).
+
 What it holds is contiguous: every row from ``base`` (exclusive) to ``last``, read in position
 order, so "no round mark after this event up to ``last``" is "the round is open as of ``last``",
 and ``next_after`` of a page that is not full is ``last``. At most ``capacity`` rows are kept (the
@@ -28,6 +34,9 @@ from service_layer.feed import ROUND_MARKS, SECRET_TYPES, FeedPage, FeedScope, e
 
 #: Rows read per statement while the tail catches up.
 _READ = 1000
+#: Pages kept for the followers that ask for them again before the next change (a bound: a
+#: follower asks one page at a time, so this many followers at distinct positions at most).
+_PAGES_KEPT = 256
 #: A tail not refreshed for this long is not trusted (its watcher is stuck or gone): pages are
 #: read from the database instead (seconds; the watcher reads the head every second at least).
 STALE_S = 3.0
@@ -48,6 +57,8 @@ class FeedTail:
         # position -> (sealed_by, round over, event, payload, line): each event is written once
         # for every follower, again only when its seal or its withheld cards change.
         self._written: dict[int, tuple[Any, bool, dict[str, Any], str, str]] = {}
+        # (after, limit, scope) -> the page built for it since the last change of what is held.
+        self._pages: dict[tuple[int, int, FeedScope], FeedPage] = {}
         self._lock = threading.Lock()
         self.refreshed_at = 0.0  # time.monotonic() of the last refresh
 
@@ -59,7 +70,7 @@ class FeedTail:
             with self._lock:  # start afresh at the head
                 self.base = self.last = self._seal_cursor = head
                 self._positions, self._rows, self._seals, self._marks = [], [], [], {}
-                self._written = {}
+                self._written, self._pages = {}, {}
                 self.refreshed_at = started
             return head
         new: list[Sequence[Any]] = []
@@ -90,6 +101,8 @@ class FeedTail:
                 if seal > self._seal_cursor:
                     self._seals.append(seal)
                     self._seal_cursor = seal
+            if new or seals:  # a page built before may no longer be what the log says
+                self._pages = {}
             self._trim()
             self.refreshed_at = started
             return self.last
@@ -111,23 +124,33 @@ class FeedTail:
                 return None
             if time.monotonic() - self.refreshed_at > self.stale_s:
                 return None
-            rows: list[Sequence[Any]] = []
-            start = bisect.bisect_right(self._positions, after)
-            admits = scope.admits
-            for row in self._rows[start:]:
-                if admits(row[1], row[3]):
-                    rows.append(row)
-                    if len(rows) >= limit:
-                        break
-            full = len(rows) >= limit
-            next_after = rows[-1][0] if full else self.last
-            events, payloads, lines = [], [], []
-            for row in rows:
-                written = self._write(row)
-                events.append(written[2])
-                payloads.append(written[3])
-                lines.append(written[4])
-            return FeedPage(events, next_after, self.last, full, payloads, lines)
+            key = (after, limit, scope)
+            page = self._pages.get(key)
+            if page is None:
+                if len(self._pages) >= _PAGES_KEPT:
+                    self._pages = {}
+                page = self._pages[key] = self._build(after, limit, scope)
+            return page
+
+    def _build(self, after: int, limit: int, scope: FeedScope) -> FeedPage:
+        """The page of ``scope`` after ``after`` (held), from the rows. Under the lock."""
+        rows: list[Sequence[Any]] = []
+        start = bisect.bisect_right(self._positions, after)
+        admits = scope.admits
+        for row in self._rows[start:]:
+            if admits(row[1], row[3]):
+                rows.append(row)
+                if len(rows) >= limit:
+                    break
+        full = len(rows) >= limit
+        next_after = rows[-1][0] if full else self.last
+        events, payloads, lines = [], [], []
+        for row in rows:
+            written = self._write(row)
+            events.append(written[2])
+            payloads.append(written[3])
+            lines.append(written[4])
+        return FeedPage(events, next_after, self.last, full, payloads, lines)
 
     def _write(self, row: Sequence[Any]) -> tuple[Any, bool, dict[str, Any], str, str]:
         """The event of ``row`` as ``render`` makes it, and its line; kept until its seal or

@@ -12,7 +12,9 @@ the last one leaves.
 A follower takes ``mark`` BEFORE it reads a page; if the page was not full it awaits
 ``changed(mark, timeout)``, which returns at once when the head moved since, so an event committed
 between the read and the wait is never missed. Followers are asyncio tasks (the SSE responses):
-the thread wakes them through their loops, thread-safely.
+the thread wakes them through their loops, thread-safely, one call into a loop for all of its
+followers, which then wakes them one per turn of the loop (``_relay``): the followers' writes do
+not hold the loop, and the commands it answers, for all of them at once.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class FeedWatch:
         #: Counts the changes of the head the thread saw.
         self.mark = 0
         self.last_head = -1
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[bool]]] = []
         self._lock = threading.Lock()
         self._followers = 0
         self._thread: threading.Thread | None = None
@@ -93,17 +95,21 @@ class FeedWatch:
         with self._lock:
             if self.mark != mark or self._stopped.is_set():
                 return self.mark
-            future: asyncio.Future[None] = loop.create_future()
+            future: asyncio.Future[bool] = loop.create_future()
             entry = (loop, future)
             self._waiters.append(entry)
+        # A timer of the loop's own, not ``asyncio.wait_for`` (a waiter, a callback and a timer
+        # more, for each follower at each wake-up).
+        timer = loop.call_later(timeout, _settle, future, False)
+        woken = False
         try:
-            await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            pass
+            woken = await future
         finally:
-            with self._lock:
-                if entry in self._waiters:
-                    self._waiters.remove(entry)
+            timer.cancel()
+            if not woken:  # timed out or cancelled: still listed
+                with self._lock:
+                    if entry in self._waiters:
+                        self._waiters.remove(entry)
         return self.mark
 
     def stop(self) -> None:
@@ -118,11 +124,17 @@ class FeedWatch:
     # -- the thread ---------------------------------------------------------------------------
 
     def _wake(self) -> None:
+        """Every waiting follower, one call into each loop for all of its followers (a call
+        from this thread writes to the loop's wake-up pipe: once a wake-up, not once a
+        follower)."""
         with self._lock:
             waiters, self._waiters = self._waiters, []
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[bool]]] = {}
         for loop, future in waiters:
-            with contextlib.suppress(RuntimeError):  # a closed loop: its follower is gone
-                loop.call_soon_threadsafe(_resolve, future)
+            by_loop.setdefault(loop, []).append(future)
+        for loop, futures in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # a closed loop: its followers are gone
+                loop.call_soon_threadsafe(_relay, loop, futures, 0)
 
     def _saw(self, head: int) -> None:
         if head != self.last_head:
@@ -179,9 +191,25 @@ class FeedWatch:
                 _close(listener)
 
 
-def _resolve(future: asyncio.Future[None]) -> None:
+def _relay(loop: asyncio.AbstractEventLoop, futures: list[asyncio.Future[bool]], at: int) -> None:
+    """Wake the follower at ``at``, then, in the loop's next turn, the one after it: each follower
+    writes in a turn of its own, and the loop reads its sockets and the threads' answers between
+    two of them, so a command whose answer comes meanwhile waits for one follower's write, not
+    for twenty (the followers' CPU is the same; a follower's push waits a turn per follower
+    before it)."""
+    while at < len(futures):
+        future = futures[at]
+        at += 1
+        if not future.done():  # else a follower gone (cancelled) or timed out: the next
+            future.set_result(True)
+            break
+    if at < len(futures):
+        loop.call_soon(_relay, loop, futures, at)
+
+
+def _settle(future: asyncio.Future[bool], woken: bool) -> None:
     if not future.done():
-        future.set_result(None)
+        future.set_result(woken)
 
 
 def _close(listener: Any) -> None:

@@ -40,7 +40,40 @@ _FIRST_OF = (
 )
 
 
-class SqlFeedReads:
+#: A test of a row: (its SQL column, its index in a row, the values, whether it must NOT be one).
+RowTest = tuple[str, int, frozenset[str], bool]
+
+
+class FeedRows:
+    """``feed_rows`` of both stores: its filters turned into tests of a row once, each store
+    applying them its own way (``_rows_after``: a ``WHERE`` clause, or a loop over its rows)."""
+
+    def feed_rows(
+        self,
+        after: int,
+        limit: int,
+        streams: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+        exclude_streams: Sequence[str] = (),
+    ) -> list[tuple[Any, ...]]:
+        """Up to ``limit`` log rows after position ``after``, in position order: only the
+        ``streams`` and ``types`` given (``None``: any), never ``exclude_streams``."""
+        tests: list[RowTest] = [
+            (column, index, frozenset(values), negate)
+            for column, index, values, negate in (
+                ("e.stream_id", 1, streams, False),
+                ("e.type", 3, types, False),
+                ("e.stream_id", 1, exclude_streams or None, True),
+            )
+            if values is not None
+        ]
+        return self._rows_after(after, limit, tests)
+
+    def _rows_after(self, after: int, limit: int, tests: list[RowTest]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+
+class SqlFeedReads(FeedRows):
     """The feed's reads of a SQL store (mixed into ``SqlEventStore``)."""
 
     dialect: str
@@ -62,26 +95,12 @@ class SqlFeedReads:
         marks = ", ".join("?" * len(values))
         return f" AND {column} {'NOT IN' if negate else 'IN'} ({marks})", list(values)
 
-    def feed_rows(
-        self,
-        after: int,
-        limit: int,
-        streams: Sequence[str] | None = None,
-        types: Sequence[str] | None = None,
-        exclude_streams: Sequence[str] = (),
-    ) -> list[tuple[Any, ...]]:
-        """Up to ``limit`` log rows after position ``after``, in position order: only the
-        ``streams`` and ``types`` given (``None``: any), never ``exclude_streams``."""
+    def _rows_after(self, after: int, limit: int, tests: list[RowTest]) -> list[tuple[Any, ...]]:
         where, params = "", [after]
-        for column, values, negate in (
-            ("e.stream_id", streams, False),
-            ("e.type", types, False),
-            ("e.stream_id", exclude_streams or None, True),
-        ):
-            if values is not None:
-                text, values_params = self._in(column, values, negate)
-                where += text
-                params += values_params
+        for column, _index, values, negate in tests:
+            text, values_params = self._in(column, sorted(values), negate)
+            where += text
+            params += values_params
         statement = self.sql(_FEED.format(where=where))
         params.append(limit)
 
@@ -136,7 +155,7 @@ class SqlFeedReads:
         return self._feed_read(read, "first_of_types")
 
 
-class MemoryFeedReads:
+class MemoryFeedReads(FeedRows):
     """The same reads over the in-memory store's rows (``query.ROW_COLUMNS`` order)."""
 
     rows: list[tuple[Any, ...]]
@@ -144,28 +163,14 @@ class MemoryFeedReads:
     _streams: dict[str, list[int]]
     _lock: Any
 
-    def feed_rows(
-        self,
-        after: int,
-        limit: int,
-        streams: Sequence[str] | None = None,
-        types: Sequence[str] | None = None,
-        exclude_streams: Sequence[str] = (),
-    ) -> list[tuple[Any, ...]]:
-        wanted_streams = None if streams is None else set(streams)
-        wanted_types = None if types is None else set(types)
-        excluded = set(exclude_streams)
+    def _rows_after(self, after: int, limit: int, tests: list[RowTest]) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
         with self._lock:
             rows = list(self.rows)
         for row in rows:
             if row[0] <= after:
                 continue
-            if wanted_streams is not None and row[1] not in wanted_streams:
-                continue
-            if wanted_types is not None and row[3] not in wanted_types:
-                continue
-            if row[1] in excluded:
+            if any((row[index] in values) == negate for _c, index, values, negate in tests):
                 continue
             out.append(row)
             if len(out) >= limit:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Annotated, Any
 
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from adapters.store.feed_listen import listener_for
-from adapters.store.subscriptions import Subscriptions, subscriptions_for
+from adapters.store.subscriptions import Subscription, Subscriptions, subscriptions_for
 from entrypoints.http.auth import endpoint, require
 from entrypoints.http.errors import ApiProblem, error_docs, refusing
 from service_layer import feed_subscriptions as subs
@@ -62,15 +62,11 @@ _ERRORS = error_docs(
     (409, "a subscription of that name exists already"),
     (422, "a parameter out of range, or a position past the log's head"),
 )
-#: Each endpoint's decorator: its operationId names its right (``auth.endpoint``).
-_get = partial(endpoint, router.get, responses=_ERRORS)
-_post = partial(endpoint, router.post, responses=_ERRORS)
-_delete = partial(endpoint, router.delete, responses=_ERRORS)
-_STREAM_DOC = {
-    "description": "A page of events (JSON), or with `Accept: text/event-stream` the events as "
-    "Server-Sent Events (`id`: the event's position; `data`: the event as in a page)",
-    "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
-}
+#: Each endpoint's decorator, the feed's error answers documented: its operationId names its
+#: right (``auth.endpoint``).
+_get, _post, _delete = (
+    partial(endpoint, verb, responses=_ERRORS) for verb in (router.get, router.post, router.delete)
+)
 #: Every watch of this process: a signal to stop the server ends their followers' streams.
 _WATCHES: weakref.WeakSet[FeedWatch] = weakref.WeakSet()
 
@@ -156,6 +152,23 @@ class SubscriptionOut(BaseModel):
     acked_at: str | None
 
 
+#: The decorator of the two event routes (a JSON page or SSE), which take the key themselves.
+_events_get = partial(
+    _get,
+    responses={
+        200: {
+            "description": "A page of events (JSON), or with `Accept: text/event-stream` the "
+            "events as Server-Sent Events (`id`: the event's position; `data`: the event as in "
+            "a page)",
+            "content": {EVENT_STREAM: {"schema": {"type": "string"}}},
+            "model": FeedPageOut,
+        },
+        **_ERRORS,
+    },
+    key_parameter=True,
+)
+
+
 # --- the app's feed ----------------------------------------------------------------------------
 
 
@@ -169,7 +182,33 @@ class FeedState:
         self.watch = FeedWatch(self.tail.refresh, poll_s, listener_for(store))
         self.subscriptions: Subscriptions = subscriptions_for(store)
         self.heartbeat_s = heartbeat_s
+        self.chunks = SharedChunks()
         _WATCHES.add(self.watch)
+
+
+class SharedChunks:
+    """The SSE text of each page the tail hands out, written once for every follower it goes to.
+
+    The followers at the head get the same ``FeedPage`` object from the tail at each wake-up
+    (``FeedTail.page``), so its text is written, and encoded, for the first of them and sent as
+    is to the others: the per-follower work of a wake-up is one look-up and one write. The page
+    is kept with its text, so its ``id`` is not reused while the entry lives."""
+
+    #: Entries kept (the pages of one or two wake-ups, for a few scopes), then forgotten at once.
+    KEPT = 64
+
+    def __init__(self) -> None:
+        self._written: dict[int, tuple[FeedPage, bytes]] = {}
+
+    def of(self, page: FeedPage) -> bytes:
+        found = self._written.get(id(page))
+        if found is not None and found[0] is page:
+            return found[1]
+        chunk = _sse(page)
+        if len(self._written) >= self.KEPT:
+            self._written = {}
+        self._written[id(page)] = (page, chunk)
+        return chunk
 
 
 def install(app: FastAPI, settings: Any) -> None:
@@ -243,29 +282,32 @@ async def _answer(
     return Response(page_json(page), media_type="application/json")
 
 
-def _sse(page: FeedPage) -> str:
+def _sse(page: FeedPage) -> bytes:
     return "".join(
         f"id: {event['position']}\ndata: {line}\n\n"
         for event, line in zip(page.events, event_lines(page), strict=True)
-    )
+    ).encode()
 
 
-async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> AsyncIterator[str]:
+async def _event_stream(
+    state: FeedState, after: int, scope: FeedScope
+) -> AsyncIterator[str | bytes]:
     """Catch-up pages, then live events, heartbeats between: until the client goes or the
     server stops. ``after`` only moves past events sent; a heartbeat carries it (an ``id`` with
     no data) when a filtered page moved it past positions that were not the client's."""
-    watch, feed, tail = state.watch, state.feed, state.tail
+    watch, feed, tail, chunks = state.watch, state.feed, state.tail, state.chunks
     with watch.following():
         yield f"retry: 1000\n: paigow event feed after {after}\n\n"
         sent_id = after
         beat = time.monotonic()
         while not watch.stopped:
             mark = watch.mark  # before the read: a commit after it moves the mark
-            page = tail.page(after, SSE_PAGE, scope)  # from memory, at the head
-            if page is None:  # behind what the tail holds: the database
+            page = tail.page(after, SSE_PAGE, scope)  # from memory, at the head: shared
+            shared = page is not None
+            if page is None:  # behind what the tail holds: the database, this follower's own
                 page = await run_in_threadpool(feed.page, after, SSE_PAGE, scope)
             if page.events:
-                yield _sse(page)
+                yield chunks.of(page) if shared else _sse(page)
                 sent_id = page.events[-1]["position"]
                 beat = time.monotonic()
             after = page.next_after
@@ -283,12 +325,10 @@ async def _event_stream(state: FeedState, after: int, scope: FeedScope) -> Async
             await watch.changed(mark, min(left, 1.0))
 
 
-@_get(
+@_events_get(
     "/events",
     "feed_events",
     "The event feed: every stream's events after a global position (JSON page or SSE)",
-    responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
-    key_parameter=True,
 )
 async def feed_events(
     request: Request,
@@ -360,23 +400,29 @@ def feed_checkpoints(request: Request, after: After = 0, limit: Limit = 100) -> 
     "Create a named subscription: a consumer's filter and its acknowledged position",
     status_code=201,
     response_model=SubscriptionOut,
-    key_parameter=True,
 )
-async def subscription_create(
-    request: Request,
-    body: SubscriptionIn,
-    key: Annotated[ApiKey, Depends(require("subscription_create"))],
-) -> Any:
+async def subscription_create(request: Request, body: SubscriptionIn) -> Any:
     state = _state(request)
     service = request.app.state.service
+    key: ApiKey = request.state.api_key  # the endpoint's check of the key put it there
 
-    def create() -> dict[str, Any]:
-        head = state.feed.head()
-        made = subs.create(state.subscriptions, body.name, body.types, body.table_ids,
+    def create(head: int) -> Subscription:
+        return subs.create(state.subscriptions, body.name, body.types, body.table_ids,
                            body.after, head, key.actor_id, service.now())  # fmt: skip
-        return subs.described(made, head)
 
-    return await run_in_threadpool(_run, create)
+    return await _changed(state, create)
+
+
+async def _changed(state: FeedState, change: Callable[[int], Subscription]) -> dict[str, Any]:
+    """``change(head)`` on a worker thread, the log's head read first; the subscription it
+    leaves, described with its lag (a refusal: its HTTP answer)."""
+
+    def run() -> dict[str, Any]:
+        head = state.feed.head()
+        return subs.described(change(head), head)
+
+    result: dict[str, Any] = await run_in_threadpool(_run, run)
+    return result
 
 
 @_get(
@@ -391,12 +437,10 @@ def subscription_list(request: Request) -> Any:
     return [subs.described(s, head) for s in state.subscriptions.all()]
 
 
-@_get(
+@_events_get(
     "/subscriptions/{name}/events",
     "subscription_events",
     "A subscription's events after its acknowledged position (JSON page or SSE)",
-    responses={200: {**_STREAM_DOC, "model": FeedPageOut}, **_ERRORS},
-    key_parameter=True,
 )
 async def subscription_events(
     request: Request,
@@ -420,14 +464,10 @@ async def subscription_events(
 )
 async def subscription_ack(request: Request, name: Name, body: AckIn) -> Any:
     state = _state(request)
-    service = request.app.state.service
-
-    def ack() -> dict[str, Any]:
-        head = state.feed.head()
-        done = subs.ack(state.subscriptions, name, body.position, head, service.now())
-        return subs.described(done, head)
-
-    return await run_in_threadpool(_run, ack)
+    now = request.app.state.service.now
+    return await _changed(
+        state, lambda head: subs.ack(state.subscriptions, name, body.position, head, now())
+    )
 
 
 @_delete(

@@ -215,3 +215,30 @@ def test_the_tail_in_memory_answers_as_the_database_does(api: Api) -> None:
     assert withheld is not None and withheld.events[-1]["redacted"]
     tail.stale_s = 0.0
     assert tail.page(tail.base, 10, FeedScope()) is None  # not refreshed lately: not trusted
+
+
+def test_followers_at_the_same_place_share_one_page_and_its_text(api: Api) -> None:
+    """The tail builds a page once for every follower after the same position with the same
+    scope, until the log grows; the SSE routes write its text once for all of them."""
+    from entrypoints.http.feed_routes import SharedChunks
+    from service_layer.feed import FeedScope, scope_for
+    from service_layer.feed_tail import FeedTail
+
+    store = api.service.store
+    tail = FeedTail(store, stale_s=3600)
+    start = tail.refresh()
+    open_table(api, (2, "ana", 100_000))
+    tail.refresh()
+    first = tail.page(start, 500, FeedScope())
+    assert first is not None and first.events
+    assert tail.page(start, 500, FeedScope()) is first  # the same object for the next follower
+    assert tail.page(start, 500, scope_for("dealer")) is not first  # another scope, its own
+    chunks = SharedChunks()
+    text = chunks.of(first)
+    assert chunks.of(first) is text
+    assert text.decode().count("\ndata: ") == len(first.events)
+    open_round(api)
+    tail.refresh()  # the log grew: a page built now holds the new events
+    again = tail.page(start, 500, FeedScope())
+    assert again is not None and again is not first
+    assert len(again.events) > len(first.events) and chunks.of(again) != text
