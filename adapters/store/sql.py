@@ -285,6 +285,13 @@ class SqlEventStore(SqlFeedReads, AppendEntrances):
             )
         self.seen.refuse_to_sign()  # the log changed under this store: it signs nothing more
 
+    def _may_append(self, signing: bool) -> None:
+        """What an append needs before anything is sent: the signing key to tag it with and,
+        when it signs checkpoints, a signer that met no rewrite of the log."""
+        self.need_key_to_append()
+        if signing:
+            self._need_signer()
+
     def need_key_to_append(self) -> None:
         """A SQL store appends only with its signing key: an append it cannot tag would read, to
         every later holder of the key, as a row INSERTed behind its back (store/tags.py)."""
