@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import Table
 
 from adapters.projections.db import Rows, Tx
+from adapters.projections.positions import same_names
 from adapters.projections.schema import round_seats, rounds
 from eventlog.canonical import format_time
 from table_core.ports import RecordedEvent
@@ -123,15 +124,11 @@ class RoundsBatch:
     def flush(self) -> None:
         for (table, number), doc in self.docs.items():
             row = self.rows.get(table, number)
-            bank = doc["bank"]
             row.update(
-                status=doc["status"],
-                started_at=doc["started_at"],
-                ended_at=doc["ended_at"],
-                banker_seat=bank["banker_seat"],
-                banker_player_id=bank["banker_player_id"],
-                first_position=doc["first_position"],
-                last_position=doc["last_position"],
+                same_names(
+                    doc, "status", "started_at", "ended_at", "first_position", "last_position"
+                ),
+                **same_names(doc["bank"], "banker_seat", "banker_player_id"),
                 record=json.dumps(doc, sort_keys=True, separators=(",", ":")),
             )
         self.rows.flush()
