@@ -211,6 +211,13 @@ class HandledBatch:
             rows.flush()
 
 
+def given(*conditions: tuple[str, Any]) -> tuple[list[str], list[Any]]:
+    """The conditions (``"column = ?"``, value) of a query's optional filters whose value is
+    given (not ``None``), in order, and their values (the statement's parameters)."""
+    kept = [(clause, value) for clause, value in conditions if value is not None]
+    return [clause for clause, _ in kept], [value for _, value in kept]
+
+
 def table_rows(tx: Tx, table: Table, table_id: str | None, order: str = "") -> list[dict[str, Any]]:
     """A projection table's rows, as dicts by column name (booleans as ``bool``: SQLite answers
     0/1): one table's (``table_id``) or every table's, in ``order`` (an ORDER BY clause)."""

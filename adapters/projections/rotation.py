@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.db import HandledBatch, Rows, Tx, no_defaults, table_rows
+from adapters.projections.db import HandledBatch, Rows, Tx, given, no_defaults, table_rows
 from adapters.projections.schema import bank_offers, rotation, rotation_players
 from eventlog.canonical import format_time
 from table_core.banking import bank_eligibility, bank_order
@@ -365,17 +365,9 @@ def offers(
     tx: Tx, table_id: str | None = None, since: str | None = None, until: str | None = None
 ) -> list[dict[str, Any]]:
     """Every offer of the bank in order, or those made in ``[since, until)`` (store time text)."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if table_id:
-        clauses.append("table_id = ?")
-        params.append(table_id)
-    if since is not None:
-        clauses.append("at >= ?")
-        params.append(since)
-    if until is not None:
-        clauses.append("at < ?")
-        params.append(until)
+    clauses, params = given(
+        ("table_id = ?", table_id or None), ("at >= ?", since), ("at < ?", until)
+    )
     where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     found = tx.all(
         f"SELECT {', '.join(OFFER_COLUMNS)} FROM {bank_offers.name} {where} "
