@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy import Table
 
 from adapters.projections.books import BOOK_COLUMNS, books_of, hold_of, no_books, percent
-from adapters.projections.db import Rows, Tx, no_defaults
+from adapters.projections.db import HandledBatch, Rows, Tx, no_defaults
 from adapters.projections.gaming_day import GamingDay
 from adapters.projections.schema import accounting, accounting_side_bets
 from table_core.ports import RecordedEvent
@@ -47,19 +47,11 @@ def bucket_of(event: RecordedEvent) -> int:
     return seconds - seconds % BUCKET_SECONDS
 
 
-class AccountingBatch:
+class AccountingBatch(HandledBatch):
     def __init__(self, tx: Tx) -> None:
         self.rows = Rows(tx, accounting, no_defaults)
         self.side = Rows(tx, accounting_side_bets, no_defaults)
-
-    def apply(self, event: RecordedEvent) -> None:
-        handler = _HANDLERS.get(event.type)
-        if handler is not None:
-            handler(self, event, event.payload)
-
-    def flush(self) -> None:
-        self.rows.flush()
-        self.side.flush()
+        super().__init__(_HANDLERS, self.rows, self.side)
 
 
 def _settled(b: AccountingBatch, e: RecordedEvent, p: Payload) -> None:

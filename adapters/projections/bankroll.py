@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.db import Rows, Tx, no_defaults
-from adapters.projections.schema import bankroll_house, bankroll_players
+from adapters.projections.db import HandledBatch, Rows, Tx, no_defaults, table_rows
+from adapters.projections.schema import PLAYER_MONEY, bankroll_house, bankroll_players
 from table_core.ports import RecordedEvent
 
 NAME = "bankroll"
@@ -30,19 +30,16 @@ def _player_defaults(key: tuple[Any, ...]) -> dict[str, Any]:
     return {"seat": None}
 
 
-class BankrollBatch:
+class BankrollBatch(HandledBatch):
     def __init__(self, tx: Tx) -> None:
         self.players = Rows(tx, bankroll_players, _player_defaults)
         self.house = Rows(tx, bankroll_house, no_defaults)
+        super().__init__(_HANDLERS, self.players, self.house)
 
     def apply(self, event: RecordedEvent) -> None:
         handler = _HANDLERS.get(event.type)
-        if handler is not None:  # other facts move no chips
+        if handler is not None:  # other facts move no chips; a handler takes the table's id
             handler(self, event.stream_id, event.payload)
-
-    def flush(self) -> None:
-        self.players.flush()
-        self.house.flush()
 
     def _chips(self, table: str, player: str | None, to_balance: int, to_layout: int) -> None:
         if player is None:  # the house hand's wager is the house's own money
@@ -164,15 +161,7 @@ PLAYER_COLUMNS = (
     "table_id",
     "player_id",
     "seat",
-    "balance",
-    "in_play",
-    "bought_in",
-    "cashed_out",
-    "main_result",
-    "side_result",
-    "commission_paid",
-    "banker_result",
-    "banker_commission",
+    *PLAYER_MONEY,
     "net_result",
     "hands_played",
     "rounds_banked",
@@ -197,12 +186,8 @@ HOUSE_COLUMNS = (
 
 def players(tx: Tx, table_id: str | None = None) -> list[dict[str, Any]]:
     """Every player's bankroll, by table then seat (players who left last, by id)."""
-    stored = [c.name for c in bankroll_players.columns]
-    where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
-    rows = tx.all(f"SELECT {', '.join(stored)} FROM {bankroll_players.name} {where}", params)
     out = []
-    for found in rows:
-        row = dict(zip(stored, found, strict=True))
+    for row in table_rows(tx, bankroll_players, table_id):
         row["net_result"] = (
             row["main_result"]
             + row["side_result"]
@@ -216,14 +201,8 @@ def players(tx: Tx, table_id: str | None = None) -> list[dict[str, Any]]:
 
 
 def house(tx: Tx, table_id: str | None = None) -> list[dict[str, Any]]:
-    stored = [c.name for c in bankroll_house.columns]
-    where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
-    rows = tx.all(
-        f"SELECT {', '.join(stored)} FROM {bankroll_house.name} {where} ORDER BY table_id", params
-    )
     out = []
-    for found in rows:
-        row = dict(zip(stored, found, strict=True))
+    for row in table_rows(tx, bankroll_house, table_id, "ORDER BY table_id"):
         row["house_result"] = row["main_result"] + row["side_result"] - row["envy_paid"]
         row["total_result"] = row["game_win"] = row["house_result"] + row["commission"]
         row["meter_from_players"] = row["meter"] - row["meter_seeded"]

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.db import Rows, Tx
+from adapters.projections.db import HandledBatch, Rows, Tx
 from adapters.projections.schema import books_days, tables
 from table_core.ports import RecordedEvent
 
@@ -26,16 +26,12 @@ Payload = dict[str, Any]
 _MEDIA = {"cash": "cash", None: "cash", "marker": "markers", "chips": "chips_in"}
 
 
-class BooksBatch:
+class BooksBatch(HandledBatch):
     def __init__(self, tx: Tx) -> None:
         self.tables = Rows(tx, tables, lambda key: {"gaming_day": "", "status": "open",
                                                     "house_way": ""})  # fmt: skip
         self.days = Rows(tx, books_days, lambda key: {"status": "open", "counted": False})
-
-    def apply(self, event: RecordedEvent) -> None:
-        handler = _HANDLERS.get(event.type)
-        if handler is not None:
-            handler(self, event, event.payload)
+        super().__init__(_HANDLERS, self.tables, self.days)
 
     def day(self, event: RecordedEvent) -> dict[str, Any] | None:
         """The table's open (or last) books day, ``None`` for a table without books."""
@@ -43,10 +39,6 @@ class BooksBatch:
         if not table["gaming_day"]:
             return None
         return self.days.get(event.stream_id, table["gaming_day"])
-
-    def flush(self) -> None:
-        self.tables.flush()
-        self.days.flush()
 
 
 def _table_opened(b: BooksBatch, e: RecordedEvent, p: Payload) -> None:

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Engine, Table, create_engine
 from sqlalchemy.pool import StaticPool
 
 from adapters.projections.schema import metadata
+from adapters.store.failover import driver_connection
+from table_core.ports import RecordedEvent
 
 _MEMORY_DATABASES: weakref.WeakKeyDictionary[Any, Engine] = weakref.WeakKeyDictionary()
 
@@ -95,13 +97,8 @@ class Database:
         #: Appended to a SELECT that must lock the rows it reads until the commit.
         self.for_update = " FOR UPDATE" if self.dialect == "postgresql" else ""
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[Any]:
-        pooled = self.engine.raw_connection()
-        try:
-            yield pooled.driver_connection
-        finally:
-            pooled.close()
+    def _connection(self) -> contextlib.AbstractContextManager[Any]:
+        return driver_connection(self.engine)
 
     @contextlib.contextmanager
     def write(self, before_commit: Callable[[], None] | None = None) -> Iterator[Tx]:
@@ -193,3 +190,44 @@ class Rows:
 
 def no_defaults(key: tuple[Any, ...]) -> dict[str, Any]:
     return {}
+
+
+class HandledBatch:
+    """A projection's batch: each event goes to the handler of its type (``handlers``: called
+    with the batch, the event and its payload; other types change nothing), and the rows of its
+    tables (``parts``) are written at the flush."""
+
+    def __init__(self, handlers: Mapping[str, Callable[..., None]], *parts: Rows) -> None:
+        self._handlers = handlers
+        self._parts = parts
+
+    def apply(self, event: RecordedEvent) -> None:
+        handler = self._handlers.get(event.type)
+        if handler is not None:
+            handler(self, event, event.payload)
+
+    def flush(self) -> None:
+        for rows in self._parts:
+            rows.flush()
+
+
+def given(*conditions: tuple[str, Any]) -> tuple[list[str], list[Any]]:
+    """The conditions (``"column = ?"``, value) of a query's optional filters whose value is
+    given (not ``None``), in order, and their values (the statement's parameters)."""
+    kept = [(clause, value) for clause, value in conditions if value is not None]
+    return [clause for clause, _ in kept], [value for _, value in kept]
+
+
+def table_rows(tx: Tx, table: Table, table_id: str | None, order: str = "") -> list[dict[str, Any]]:
+    """A projection table's rows, as dicts by column name (booleans as ``bool``: SQLite answers
+    0/1): one table's (``table_id``) or every table's, in ``order`` (an ORDER BY clause)."""
+    stored = [c.name for c in table.columns]
+    bools = [c.name for c in table.columns if c.type.python_type is bool]
+    where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
+    rows = []
+    for values in tx.all(f"SELECT {', '.join(stored)} FROM {table.name} {where} {order}", params):
+        row = dict(zip(stored, values, strict=True))
+        for name in bools:
+            row[name] = bool(row[name])
+        rows.append(row)
+    return rows

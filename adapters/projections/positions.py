@@ -44,6 +44,12 @@ POSITION_COLUMNS = (
 )
 
 
+def same_names(source: Doc, *names: str) -> dict[str, Any]:
+    """``source``'s fields ``names``, under the same names: where a record's field and a row's
+    column are one thing."""
+    return {name: source[name] for name in names}
+
+
 def position_rows(record: Doc) -> list[dict[str, Any]]:
     """The round by position (R-DEAL-1), dead stacks included: the stack dealt, the wager, the
     hand as set, its result. The banker's row (position 1) holds the banker's hand and the bank's
@@ -78,11 +84,7 @@ class _Rows:
 
 def _common(record: Doc) -> dict[str, Any]:
     common = {
-        "table_id": record["table_id"],
-        "round": record["round"],
-        "status": record["status"],
-        "started_at": record["started_at"],
-        "ended_at": record["ended_at"],
+        **same_names(record, "table_id", "round", "status", "started_at", "ended_at"),
         "dice": None,
         "first_position": None,
         "unused": None if record["deal"] is None else " ".join(record["deal"]["unused"]),
@@ -97,10 +99,7 @@ def _stacks_and_wagers(record: Doc, rows: _Rows) -> dict[int | None, int]:
     """The stacks dealt and the wagers; returns each seat's position."""
     for stack in record["stacks"]:
         rows.at(stack["position"]).update(
-            stack=stack["stack"],
-            seat=stack["seat"],
-            player_id=stack["player_id"],
-            holder=stack["holder"],
+            same_names(stack, "stack", "seat", "player_id", "holder"),
             cards=" ".join(stack["cards"]),
         )
     seats: dict[int | None, int] = {}
@@ -143,12 +142,9 @@ def _settlement(record: Doc, rows: _Rows) -> None:
         return
     for result in settlement["results"]:
         rows.at(result["position"]).update(
+            same_names(result, "result", "payout", "commission", "net"),
             back_result=result["back"],
             front_result=result["front"],
-            result=result["result"],
-            payout=result["payout"],
-            commission=result["commission"],
-            net=result["net"],
         )
     banker = settlement["banker"]
     rows.at(1).update(  # the banker is position 1 (R-DEAL-1)

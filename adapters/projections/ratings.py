@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.db import Rows, Tx
+from adapters.projections.db import HandledBatch, Rows, Tx
 from adapters.projections.schema import rating_tables, ratings
 from eventlog.canonical import format_time as time_text
 from table_core import edges
@@ -38,7 +38,7 @@ _MEDIA = {"cash": "cash", None: "cash", "marker": "markers", "chips": "chips_in"
 MICRO = 1_000_000
 
 
-class RatingsBatch:
+class RatingsBatch(HandledBatch):
     def __init__(self, tx: Tx) -> None:
         self.tables = Rows(tx, rating_tables, lambda key: {"rules": "{}", "gaming_day": "",
                                                            "open_ratings": "{}"})  # fmt: skip
@@ -50,17 +50,12 @@ class RatingsBatch:
                                                       "correction_reason": None})  # fmt: skip
         self._rules: dict[str, tuple[Fraction | None, dict[str, Any]]] = {}
         self._seqs: dict[str, dict[str, dict[str, int]]] = {}
-
-    def apply(self, event: RecordedEvent) -> None:
-        handler = _HANDLERS.get(event.type)
-        if handler is not None:
-            handler(self, event, event.payload)
+        super().__init__(_HANDLERS, self.tables, self.ratings)
 
     def flush(self) -> None:
         for table_id, seqs in self._seqs.items():
             self.tables.get(table_id)["open_ratings"] = json.dumps(seqs, sort_keys=True)
-        self.tables.flush()
-        self.ratings.flush()
+        super().flush()
 
     def seqs_of(self, table_id: str) -> dict[str, dict[str, int]]:
         """``{"open": {player: seq}, "last": {player: seq}}``: the table's open ratings and each

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.db import Rows, Tx, no_defaults
+from adapters.projections.db import HandledBatch, Rows, Tx, given, no_defaults, table_rows
 from adapters.projections.schema import bank_offers, rotation, rotation_players
 from eventlog.canonical import format_time
 from table_core.banking import bank_eligibility, bank_order
@@ -49,23 +49,14 @@ def _offer_defaults(key: tuple[Any, ...]) -> dict[str, Any]:
     return {"player_id": None, "reason": None, "eligible": False, "outcome": "", "at": ""}
 
 
-class RotationBatch:
+class RotationBatch(HandledBatch):
     def __init__(self, tx: Tx) -> None:
         self.tx = tx
         self.tables = Rows(tx, rotation, _table_defaults)
         self.players = Rows(tx, rotation_players, no_defaults)
         self.offers = Rows(tx, bank_offers, _offer_defaults)
         self._seq: dict[tuple[str, int], int] = {}
-
-    def apply(self, event: RecordedEvent) -> None:
-        handler = _HANDLERS.get(event.type)
-        if handler is not None:
-            handler(self, event, event.payload)
-
-    def flush(self) -> None:
-        self.tables.flush()
-        self.players.flush()
-        self.offers.flush()
+        super().__init__(_HANDLERS, self.tables, self.players, self.offers)
 
     def next_seq(self, table: str, round_number: int) -> int:
         key = (table, round_number)
@@ -235,32 +226,17 @@ ROTATION_COLUMNS = (
     "dealer_banked_rounds",
     "player_banked_rounds",
 )
+#: A seat's verdict on banking (``bank_eligibility``): now, and at each offer made.
+_VERDICT_COLUMNS = ("seat", "player_id", "eligible", "reason", "balance", "required")
 ELIGIBILITY_COLUMNS = (
     "table_id",
-    "seat",
-    "player_id",
-    "eligible",
-    "reason",
-    "balance",
-    "required",
+    *_VERDICT_COLUMNS,
     "offers_accepted",
     "offers_declined",
     "offers_passed",
     "rounds_banked",
 )
-OFFER_COLUMNS = (
-    "table_id",
-    "round",
-    "seq",
-    "seat",
-    "player_id",
-    "eligible",
-    "reason",
-    "balance",
-    "required",
-    "outcome",
-    "at",
-)
+OFFER_COLUMNS = ("table_id", "round", "seq", *_VERDICT_COLUMNS, "outcome", "at")
 
 
 def _balances(tx: Tx, table_id: str) -> dict[str, int]:
@@ -272,18 +248,7 @@ def _balances(tx: Tx, table_id: str) -> dict[str, int]:
 
 
 def _state(tx: Tx, table_id: str | None) -> list[dict[str, Any]]:
-    stored = [c.name for c in rotation.columns]
-    where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
-    found = tx.all(
-        f"SELECT {', '.join(stored)} FROM {rotation.name} {where} ORDER BY table_id", params
-    )
-    rows = []
-    for values in found:
-        row = dict(zip(stored, values, strict=True))
-        row["co_bank"] = bool(row["co_bank"])
-        row["last_bank_was_player"] = bool(row["last_bank_was_player"])
-        rows.append(row)
-    return rows
+    return table_rows(tx, rotation, table_id, "ORDER BY table_id")
 
 
 def _eligibility(row: dict[str, Any], rules: TableRules, balances: dict[str, int]) -> list[Any]:
@@ -400,17 +365,9 @@ def offers(
     tx: Tx, table_id: str | None = None, since: str | None = None, until: str | None = None
 ) -> list[dict[str, Any]]:
     """Every offer of the bank in order, or those made in ``[since, until)`` (store time text)."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if table_id:
-        clauses.append("table_id = ?")
-        params.append(table_id)
-    if since is not None:
-        clauses.append("at >= ?")
-        params.append(since)
-    if until is not None:
-        clauses.append("at < ?")
-        params.append(until)
+    clauses, params = given(
+        ("table_id = ?", table_id or None), ("at >= ?", since), ("at < ?", until)
+    )
     where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     found = tx.all(
         f"SELECT {', '.join(OFFER_COLUMNS)} FROM {bank_offers.name} {where} "

@@ -22,7 +22,8 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from adapters.projections.db import Rows, Tx
+from adapters.projections.db import Rows, Tx, given
+from adapters.projections.positions import same_names
 from adapters.projections.schema import round_seats, rounds
 from eventlog.canonical import format_time
 from table_core.ports import RecordedEvent
@@ -123,15 +124,11 @@ class RoundsBatch:
     def flush(self) -> None:
         for (table, number), doc in self.docs.items():
             row = self.rows.get(table, number)
-            bank = doc["bank"]
             row.update(
-                status=doc["status"],
-                started_at=doc["started_at"],
-                ended_at=doc["ended_at"],
-                banker_seat=bank["banker_seat"],
-                banker_player_id=bank["banker_player_id"],
-                first_position=doc["first_position"],
-                last_position=doc["last_position"],
+                same_names(
+                    doc, "status", "started_at", "ended_at", "first_position", "last_position"
+                ),
+                **same_names(doc["bank"], "banker_seat", "banker_player_id"),
                 record=json.dumps(doc, sort_keys=True, separators=(",", ":")),
             )
         self.rows.flush()
@@ -441,20 +438,15 @@ def read_rounds(
 ) -> list[RoundRecord]:
     """The table's rounds in order: one round, or the ``last`` ones (all when ``None``), only
     those where ``seat`` / ``player_id`` had action when given."""
-    clauses: list[str] = ["r.table_id = ?"]
-    params: list[Any] = [table_id]
+    clauses, params = given(
+        ("r.table_id = ?", table_id),
+        ("s.seat = ?", seat),
+        ("s.player_id = ?", player_id),
+        ("r.round = ?", round_number),
+    )
     join = ""
-    if seat is not None or player_id is not None:
+    if seat is not None or player_id is not None:  # the seats where each round had action
         join = f" JOIN {round_seats.name} s ON s.table_id = r.table_id AND s.round = r.round"
-        if seat is not None:
-            clauses.append("s.seat = ?")
-            params.append(seat)
-        if player_id is not None:
-            clauses.append("s.player_id = ?")
-            params.append(player_id)
-    if round_number is not None:
-        clauses.append("r.round = ?")
-        params.append(round_number)
     limit = f" LIMIT {int(last)}" if last is not None else ""
     found = tx.all(
         "SELECT DISTINCT r.table_id, r.round, r.status, r.started_at, r.ended_at, r.banker_seat, "

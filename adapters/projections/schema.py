@@ -53,21 +53,19 @@ projection_checkpoints = Table(
 
 # --- bankroll ------------------------------------------------------------------------------------
 
+#: A player's money at a table, in column order (the bankroll report lists them so too).
+PLAYER_MONEY = (
+    "balance", "in_play", "bought_in", "cashed_out", "main_result", "side_result",
+    "commission_paid", "banker_result", "banker_commission",
+)  # fmt: skip
+
 bankroll_players = Table(
     "proj_bankroll_players",
     metadata,
     Column("table_id", String(ID), primary_key=True),
     Column("player_id", String(ID), primary_key=True),
     Column("seat", Integer, nullable=True),
-    _money("balance"),
-    _money("in_play"),
-    _money("bought_in"),
-    _money("cashed_out"),
-    _money("main_result"),
-    _money("side_result"),
-    _money("commission_paid"),
-    _money("banker_result"),
-    _money("banker_commission"),
+    *(_money(name) for name in PLAYER_MONEY),
     _count("hands_played"),
     _count("rounds_banked"),
 )

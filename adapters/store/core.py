@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from adapters.store.append_checks import check_batch, check_parts, check_request
+from adapters.store.append_checks import StreamAppend, check_batch, check_parts, check_request
 from eventlog.canonical import (
     FAST_DUMPS,
     SORT_KEYS,
@@ -254,10 +254,22 @@ def checkpoint_marks(
     return marks
 
 
+def marked_parts(
+    parts: Sequence[StreamAppend], checkpoint: bool
+) -> list[tuple[StreamAppend, list[tuple[int, datetime]]]]:
+    """The parts of an append across streams, each with its checkpoints: with ``checkpoint``,
+    one after the last part's last command (so after every part's events)."""
+    last = len(parts) - 1
+    return [
+        (part, checkpoint_marks(part[2], checkpoint and index == last, ()))
+        for index, part in enumerate(parts)
+    ]
+
+
 class AppendEntrances:
     """``append`` and ``append_batch`` for every store: the request is checked the same way, then
-    one ``_append`` (each store's own transaction) records all the commands or none, with a
-    signed checkpoint at each of ``marks``."""
+    one ``_append`` (each store's own transaction) records all the commands of its part (stream,
+    expected version, commands) or none, with a signed checkpoint at each of ``marks``."""
 
     def append(
         self,
@@ -271,7 +283,7 @@ class AppendEntrances:
         check_request(stream_id, expected_version, events, command_id)
         commands = [(command_id, events)]
         marks = checkpoint_marks(commands, checkpoint, ())
-        return self._append(stream_id, expected_version, commands, marks)[0]
+        return self._append((stream_id, expected_version, commands), marks)[0]
 
     def append_batch(
         self,
@@ -285,7 +297,7 @@ class AppendEntrances:
         """Several commands of one stream in one transaction: see ``ports.EventStore``."""
         check_batch(stream_id, expected_version, commands)
         marks = checkpoint_marks(commands, checkpoint, checkpoint_after)
-        return self._append(stream_id, expected_version, commands, marks)
+        return self._append((stream_id, expected_version, commands), marks)
 
     def append_streams(
         self, parts: Sequence[Any], *, checkpoint: bool = False
@@ -294,13 +306,7 @@ class AppendEntrances:
         check_parts(parts)
         return self._append_streams(parts, checkpoint)
 
-    def _append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
-    ) -> list[list[RecordedEvent]]:
+    def _append(self, part: StreamAppend, marks: CheckpointMarks) -> list[list[RecordedEvent]]:
         raise NotImplementedError
 
     def _append_streams(self, parts: Sequence[Any], checkpoint: bool) -> list[list[RecordedEvent]]:

@@ -35,6 +35,35 @@ Probe = Callable[[int], str | None]
 Held = tuple[tuple[int, str, int] | None, tuple[int, str] | None]
 
 
+def _change(seen: int, seen_hash: str, found: int, digest: str, probe: Probe) -> str | None:
+    """What became of a head seen at ``seen`` (a stream's version or the log's position) with
+    ``seen_hash``, now found at ``found`` with ``digest``: ``None`` when it is the same or was
+    moved on with the one seen still in it, "rewound" when it went back, "rewritten" when the
+    hash at ``seen`` is another (``probe`` is asked only when the head moved on)."""
+    if found == seen and digest == seen_hash:
+        return None
+    if found < seen:
+        return "rewound"
+    if found == seen or probe(seen) != seen_hash:
+        return "rewritten"
+    return None
+
+
+#: The finding's detail for each change of a head: a stream's, the log's.
+_STREAM_DETAIL = {
+    "rewound": "stream {stream!r} was at version {seen} (position {position}) and is now at "
+    "{found}: its events after version {found} were cut",
+    "rewritten": "stream {stream!r}: the event at version {seen} (position {position}) is not "
+    "the one this store wrote or read: it was rewritten",
+}
+_LOG_DETAIL = {
+    "rewound": "the log reached position {seen} and now ends at {found}: "
+    "its events after position {found} were cut",
+    "rewritten": "the log's hash at position {seen} is not the one this store wrote or read: "
+    "the log was rewritten",
+}
+
+
 class HeadsSeen:
     """The heads one store wrote or read: per stream (version, hash, position), and the log's."""
 
@@ -72,46 +101,22 @@ class HeadsSeen:
         if held[0] is None:
             return
         seen, seen_hash, position = held[0]
-        if version == seen and digest == seen_hash:
-            return
-        if version < seen:
-            problem = "rewound"
-            detail = (
-                f"stream {stream_id!r} was at version {seen} (position {position}) and is now at "
-                f"{version}: its events after version {version} were cut"
+        problem = _change(seen, seen_hash, version, digest, probe)
+        if problem is not None:
+            detail = _STREAM_DETAIL[problem].format(
+                stream=stream_id, seen=seen, position=position, found=version
             )
-        elif version == seen or probe(seen) != seen_hash:
-            problem = "rewritten"
-            detail = (
-                f"stream {stream_id!r}: the event at version {seen} (position {position}) is not "
-                "the one this store wrote or read: it was rewritten"
-            )
-        else:
-            return  # moved on by another writer: ours is still in it
-        raise self.broken_at(Finding(position, stream_id, seen, problem, detail))
+            raise self.broken_at(Finding(position, stream_id, seen, problem, detail))
 
     def check_log(self, held: Held, position: int, digest: str, probe: Probe) -> None:
         """As ``check_stream``, for the global log's head (position, hash)."""
         if held[1] is None:
             return
         seen, seen_hash = held[1]
-        if position == seen and digest == seen_hash:
-            return
-        if position < seen:
-            problem = "rewound"
-            detail = (
-                f"the log reached position {seen} and now ends at {position}: "
-                f"its events after position {position} were cut"
-            )
-        elif position == seen or probe(seen) != seen_hash:
-            problem = "rewritten"
-            detail = (
-                f"the log's hash at position {seen} is not the one this store wrote or read: "
-                "the log was rewritten"
-            )
-        else:
-            return
-        raise self.broken_at(Finding(seen, None, None, problem, detail))
+        problem = _change(seen, seen_hash, position, digest, probe)
+        if problem is not None:
+            detail = _LOG_DETAIL[problem].format(seen=seen, found=position)
+            raise self.broken_at(Finding(seen, None, None, problem, detail))
 
     def check_link(self, stream_id: str, version: int, digest: str, found: str | None) -> None:
         """The stream's event at ``version`` that an append extends had ``digest`` and has

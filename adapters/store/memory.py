@@ -16,9 +16,9 @@ from adapters.store.core import (
     CheckpointMarks,
     EventReader,
     build_batch_rows,
-    checkpoint_marks,
     checkpoint_of,
     command_rows,
+    marked_parts,
     sequence,
 )
 from adapters.store.feed_reads import MemoryFeedReads
@@ -28,7 +28,6 @@ from adapters.store.tags import anchor_tag
 from eventlog.canonical import GENESIS_HASH, format_time
 from eventlog.verifier import Report, verify
 from table_core.ports import (
-    BatchCommand,
     Checkpoint,
     InvalidEvent,
     RecordedEvent,
@@ -74,24 +73,16 @@ class InMemoryEventStore(MemoryFeedReads, AppendEntrances):
                 self._commands[row[9]] = (row[1], first, row[2])
             self.checkpoint_rows.extend(tuple(row) for row in checkpoint_rows)
 
-    def _append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
-    ) -> list[list[RecordedEvent]]:
-        if marks and self.signer is None:
-            raise SigningKeyMissing("no signing key is configured for checkpoints")
+    def _append(self, part: StreamAppend, marks: CheckpointMarks) -> list[list[RecordedEvent]]:
+        self._need_signer(bool(marks))
         with self._lock:
-            return self._append_locked(stream_id, expected_version, commands, marks)
+            return self._append_locked(part, marks)
 
     def _append_streams(
         self, parts: Sequence[StreamAppend], checkpoint: bool
     ) -> list[list[RecordedEvent]]:
         """Every part checked under the lock before any is written: all or none."""
-        if checkpoint and self.signer is None:
-            raise SigningKeyMissing("no signing key is configured for checkpoints")
+        self._need_signer(checkpoint)
         with self._lock:
             found = {i: self._commands[i] for i in command_ids(parts) if i in self._commands}
             heads = {p[0]: len(self._streams.get(p[0], [])) for p in parts}
@@ -102,10 +93,8 @@ class InMemoryEventStore(MemoryFeedReads, AppendEntrances):
             rows, signed, tagged = len(self.rows), len(self.checkpoint_rows), len(self.tags)
             try:
                 out = []
-                for index, (stream_id, expected_version, commands) in enumerate(parts):
-                    last = checkpoint and index == len(parts) - 1
-                    marks = checkpoint_marks(commands, last, ())
-                    out.extend(self._append_locked(stream_id, expected_version, commands, marks))
+                for part, marks in marked_parts(parts, checkpoint):
+                    out.extend(self._append_locked(part, marks))
                 return out
             except BaseException:  # a test's fault in a later part: undo the earlier ones
                 del self.rows[rows:], self.checkpoint_rows[signed:], self.tags[tagged:]
@@ -117,13 +106,10 @@ class InMemoryEventStore(MemoryFeedReads, AppendEntrances):
                 raise
 
     def _append_locked(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
+        self, part: StreamAppend, marks: CheckpointMarks
     ) -> list[list[RecordedEvent]]:
         """``_append`` with the lock held."""
+        stream_id, expected_version, commands = part
         ids = [command_id for command_id, _ in commands]
         found = {i: self._commands[i] for i in ids if i in self._commands}
         ranges = recorded_ranges(stream_id, ids, found)
@@ -191,8 +177,7 @@ class InMemoryEventStore(MemoryFeedReads, AppendEntrances):
             return self._stream_events(stream_id, first - 1, last)
 
     def checkpoint(self, at: datetime) -> Checkpoint:
-        if self.signer is None:
-            raise SigningKeyMissing("no signing key is configured for checkpoints")
+        self._need_signer()
         with self._lock:
             if not self.rows:
                 raise InvalidEvent("an empty log has nothing to sign")
@@ -299,6 +284,10 @@ class InMemoryEventStore(MemoryFeedReads, AppendEntrances):
     ) -> list[RecordedEvent]:
         indexes = self._streams.get(stream_id, [])[after_version:last_version]
         return self._reader.events(self.rows[i] for i in indexes)
+
+    def _need_signer(self, needed: bool = True) -> None:
+        if needed and self.signer is None:
+            raise SigningKeyMissing("no signing key is configured for checkpoints")
 
     def _sign(self, position: int, chain_hash: str, at: datetime) -> tuple[Any, ...]:
         assert self.signer is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from table_core.ports import StoreError
 
 # migrations/ sits at the repository root, beside adapters/ (editable install).
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+# The revisions share frozen DDL, ``migrations/ddl.py``, imported as ``migrations.ddl``: the
+# repository's root must be importable from any directory (appended: it shadows nothing).
+if str(MIGRATIONS.parent) not in sys.path:
+    sys.path.append(str(MIGRATIONS.parent))
 
 
 #: PostgreSQL's two roles: (owner, service).

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 import orjson
 from sqlalchemy import event
 
-from adapters.store.append_checks import check_version, recorded_ranges
+from adapters.store.append_checks import StreamAppend, check_version, recorded_ranges
 from adapters.store.core import (
     CheckpointMarks,
     EventRow,
@@ -162,13 +162,7 @@ class PostgresEventStore(AcrossStreams, SignsUnderTheLock, SqlEventStore):
             "events_of_command",
         )
 
-    def _append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
-    ) -> list[list[RecordedEvent]]:
+    def _append(self, part: StreamAppend, marks: CheckpointMarks) -> list[list[RecordedEvent]]:
         """One append, tried again by its command ids when its connection was lost: the first
         try either committed whole (on the primary and its synchronous standby, so on whichever
         is primary now) and the retry answers its recorded events, or left nothing and the retry
@@ -176,25 +170,18 @@ class PostgresEventStore(AcrossStreams, SignsUnderTheLock, SqlEventStore):
 
         def attempt() -> list[list[RecordedEvent]]:
             try:
-                return self._append_once(stream_id, expected_version, commands, marks)
+                return self._append_once(part, marks)
             except StoreUnavailable:
-                self._written_heads.pop(stream_id, None)
+                self._written_heads.pop(part[0], None)
                 raise
 
         return self._retrying(attempt, "append")
 
-    def _append_once(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
-    ) -> list[list[RecordedEvent]]:
+    def _append_once(self, part: StreamAppend, marks: CheckpointMarks) -> list[list[RecordedEvent]]:
         import psycopg
 
-        self.need_key_to_append()
-        if marks:
-            self._need_signer()
+        self._may_append(bool(marks))
+        stream_id, expected_version, commands = part
         ids = [command_id for command_id, _ in commands]
         with self._connection() as conn:
             known = self._written_heads.get(stream_id)

@@ -43,9 +43,7 @@ class AcrossStreams:
     ) -> list[list[RecordedEvent]]:
         import psycopg
 
-        self.need_key_to_append()
-        if checkpoint:
-            self._need_signer()
+        self._may_append(checkpoint)
         with self._connection() as conn:
             try:
                 written, log = self._streams_in_pipeline(conn, parts, checkpoint)

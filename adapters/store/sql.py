@@ -34,6 +34,7 @@ from adapters.store.core import (
     EventReader,
     checkpoint_of,
 )
+from adapters.store.failover import driver_connection
 from adapters.store.feed_reads import SqlFeedReads
 from adapters.store.heads_seen import HeadsSeen
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
@@ -194,13 +195,8 @@ class SqlEventStore(SqlFeedReads, AppendEntrances):
             cached = self._sql[text] = text.replace("?", self.placeholder)
         return cached
 
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[Any]:
-        pooled = self.engine.raw_connection()
-        try:
-            yield pooled.driver_connection
-        finally:
-            pooled.close()
+    def _connection(self) -> contextlib.AbstractContextManager[Any]:
+        return driver_connection(self.engine)
 
     def _fault(self, point: str) -> None:
         """Test hooks: ``before_commit`` runs inside the append transaction, after its inserts
@@ -284,6 +280,13 @@ class SqlEventStore(SqlFeedReads, AppendEntrances):
                 "no signing key is configured for checkpoints (set PAIGOW_SIGNING_KEY)"
             )
         self.seen.refuse_to_sign()  # the log changed under this store: it signs nothing more
+
+    def _may_append(self, signing: bool) -> None:
+        """What an append needs before anything is sent: the signing key to tag it with and,
+        when it signs checkpoints, a signer that met no rewrite of the log."""
+        self.need_key_to_append()
+        if signing:
+            self._need_signer()
 
     def need_key_to_append(self) -> None:
         """A SQL store appends only with its signing key: an append it cannot tag would read, to

@@ -17,9 +17,9 @@ from adapters.store.append_checks import StreamAppend, check_version, recorded_r
 from adapters.store.core import (
     CheckpointMarks,
     chain_batch,
-    checkpoint_marks,
     checkpoint_of,
     command_rows,
+    marked_parts,
 )
 from adapters.store.sql import (
     EVENT_COLUMNS,
@@ -32,7 +32,6 @@ from adapters.store.sql import (
 from eventlog.canonical import GENESIS_HASH
 from eventlog.verifier import Finding
 from table_core.ports import (
-    BatchCommand,
     Checkpoint,
     InvalidEvent,
     RecordedEvent,
@@ -164,20 +163,11 @@ class SqliteEventStore(SqlEventStore):
                     global_head = (c, a)
         return found, head, global_head
 
-    def _append(
-        self,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
-    ) -> list[list[RecordedEvent]]:
-        self.need_key_to_append()
-        if marks:
-            self._need_signer()
+    def _append(self, part: StreamAppend, marks: CheckpointMarks) -> list[list[RecordedEvent]]:
+        self._may_append(bool(marks))
+        stream_id, expected_version, commands = part
         for _ in range(3):
-            recorded = self._written(
-                lambda conn: self._append_new(conn, stream_id, expected_version, commands, marks)
-            )
+            recorded = self._written(lambda conn: self._append_new(conn, part, marks))
             if recorded is not None:
                 return recorded
             # A command id already recorded (its unique key refused it) or a stream that moved
@@ -198,16 +188,12 @@ class SqliteEventStore(SqlEventStore):
     ) -> list[list[RecordedEvent]]:
         """Every part in one ``BEGIN IMMEDIATE`` transaction: each part's heads are read after
         the inserts of the parts before it, so the global chain runs on across them."""
-        self.need_key_to_append()
-        if checkpoint:
-            self._need_signer()
+        self._may_append(checkpoint)
 
         def every_part(conn: Any) -> list[list[RecordedEvent]]:
             out = []
-            for index, (stream_id, expected_version, commands) in enumerate(parts):
-                last = checkpoint and index == len(parts) - 1
-                marks = checkpoint_marks(commands, last, ())
-                out.extend(self._append_new(conn, stream_id, expected_version, commands, marks))
+            for part, marks in marked_parts(parts, checkpoint):
+                out.extend(self._append_new(conn, part, marks))
             return out
 
         written = self._written(every_part)
@@ -267,15 +253,11 @@ class SqliteEventStore(SqlEventStore):
         )
 
     def _append_new(
-        self,
-        conn: Any,
-        stream_id: str,
-        expected_version: int,
-        commands: Sequence[BatchCommand],
-        marks: CheckpointMarks,
+        self, conn: Any, part: StreamAppend, marks: CheckpointMarks
     ) -> list[list[RecordedEvent]]:
         """Write a batch of commands presumed new: the command rows go first, so a command id
         seen before fails at once on its unique key, before anything else is built."""
+        stream_id, expected_version, commands = part
         held = self.seen.held(stream_id)
         (head_version, head_hash), (position, global_head) = self._heads(conn, stream_id)
         # What this store saw must still be there: the log never goes back (heads_seen.py).

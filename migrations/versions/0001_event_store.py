@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations import ddl
+
 revision = "0001_event_store"
 down_revision = None
 branch_labels = None
@@ -74,24 +76,8 @@ def upgrade() -> None:
         sa.Column("hash", sa.String(64), nullable=False),
     )
     if op.get_bind().dialect.name == "postgresql":
-        _postgresql_triggers()
-    else:
-        _sqlite_triggers()
-
-
-def _sqlite_triggers() -> None:
-    for table in APPEND_ONLY:
-        for action in ("UPDATE", "DELETE"):
-            op.execute(
-                f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
-                f"BEGIN SELECT RAISE(ABORT, 'paigow: {action} on {table} refused: "
-                "the event store is append-only'); END"
-            )
-
-
-def _postgresql_triggers() -> None:
-    op.execute(
-        """
+        op.execute(
+            """
         CREATE FUNCTION paigow_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             RAISE EXCEPTION 'paigow: % on % refused: the event store is append-only',
@@ -99,16 +85,8 @@ def _postgresql_triggers() -> None:
         END
         $$
         """
-    )
-    for table in APPEND_ONLY:
-        op.execute(
-            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-            "FOR EACH ROW EXECUTE FUNCTION paigow_append_only()"
         )
-        op.execute(
-            f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
-            "FOR EACH STATEMENT EXECUTE FUNCTION paigow_append_only()"
-        )
+    ddl.append_only(APPEND_ONLY)
 
 
 def downgrade() -> None:

@@ -14,21 +14,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.ddl import ID, TIME, count, money
+
 revision = "0002_projections"
 down_revision = "0001_event_store"
 branch_labels = None
 depends_on = None
-
-ID = 200
-TIME = 32
-
-
-def _money(name: str) -> sa.Column[int]:
-    return sa.Column(name, sa.BigInteger, nullable=False)
-
-
-def _count(name: str) -> sa.Column[int]:
-    return sa.Column(name, sa.Integer, nullable=False)
 
 
 def upgrade() -> None:
@@ -43,7 +34,7 @@ def upgrade() -> None:
         sa.Column("player_id", sa.String(ID), primary_key=True),
         sa.Column("seat", sa.Integer, nullable=True),
         *(
-            _money(name)
+            money(name)
             for name in (
                 "balance",
                 "in_play",
@@ -56,14 +47,14 @@ def upgrade() -> None:
                 "banker_commission",
             )
         ),
-        _count("hands_played"),
-        _count("rounds_banked"),
+        count("hands_played"),
+        count("rounds_banked"),
     )
     op.create_table(
         "proj_bankroll_house",
         sa.Column("table_id", sa.String(ID), primary_key=True),
         *(
-            _money(name)
+            money(name)
             for name in (
                 "main_result",
                 "commission",
@@ -73,7 +64,7 @@ def upgrade() -> None:
                 "meter_seeded",
             )
         ),
-        _count("rounds_settled"),
+        count("rounds_settled"),
     )
     op.create_table(
         "proj_rotation",
@@ -89,17 +80,17 @@ def upgrade() -> None:
         sa.Column("bank_pointer", sa.Integer, nullable=False),
         sa.Column("last_bank_was_player", sa.Boolean, nullable=False),
         sa.Column("last_dealer_wagers", sa.Text, nullable=False),
-        _count("dealer_banked_rounds"),
-        _count("player_banked_rounds"),
+        count("dealer_banked_rounds"),
+        count("player_banked_rounds"),
     )
     op.create_table(
         "proj_rotation_players",
         sa.Column("table_id", sa.String(ID), primary_key=True),
         sa.Column("player_id", sa.String(ID), primary_key=True),
-        _count("offers_accepted"),
-        _count("offers_declined"),
-        _count("offers_passed"),
-        _count("rounds_banked"),
+        count("offers_accepted"),
+        count("offers_declined"),
+        count("offers_passed"),
+        count("rounds_banked"),
     )
     op.create_table(
         "proj_bank_offers",
@@ -110,8 +101,8 @@ def upgrade() -> None:
         sa.Column("player_id", sa.String(ID), nullable=True),
         sa.Column("eligible", sa.Boolean, nullable=False),
         sa.Column("reason", sa.Text, nullable=True),
-        _money("balance"),
-        _money("required"),
+        money("balance"),
+        money("required"),
         sa.Column("outcome", sa.String(20), nullable=False),
         sa.Column("at", sa.String(TIME), nullable=False),
     )
@@ -144,8 +135,8 @@ def upgrade() -> None:
         "proj_accounting",
         sa.Column("table_id", sa.String(ID), primary_key=True),
         sa.Column("bucket", sa.BigInteger, primary_key=True),
-        *(_count(name) for name in ("rounds_played", "rounds_voided", "hands", "pushes")),
-        *(_money(name) for name in ("drop_amount", "main_result", "commission", "envy_paid")),
+        *(count(name) for name in ("rounds_played", "rounds_voided", "hands", "pushes")),
+        *(money(name) for name in ("drop_amount", "main_result", "commission", "envy_paid")),
     )
     op.create_index("ix_proj_accounting_bucket", "proj_accounting", ["bucket"])
     op.create_table(
@@ -153,9 +144,9 @@ def upgrade() -> None:
         sa.Column("table_id", sa.String(ID), primary_key=True),
         sa.Column("bucket", sa.BigInteger, primary_key=True),
         sa.Column("bet", sa.String(50), primary_key=True),
-        _count("bets"),
-        _money("handle"),
-        _money("result"),
+        count("bets"),
+        money("handle"),
+        money("result"),
     )
     op.create_index("ix_proj_accounting_side_bets_bucket", "proj_accounting_side_bets", ["bucket"])
 

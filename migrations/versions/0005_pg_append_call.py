@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from alembic import op
 
+from migrations import ddl
+
 revision = "0005_pg_append_call"
 down_revision = "0004_pg_sequencer_tail"
 branch_labels = None
@@ -31,32 +33,7 @@ depends_on = None
 # the rows of ``paigow_sequence_tail`` for this append's events, in version order. A unique
 # violation (another writer took the version, or the command id is recorded) aborts the whole
 # statement: nothing is written and the tail's lock was never taken.
-APPEND = """
-CREATE FUNCTION paigow_append(batch jsonb)
-RETURNS TABLE(log_position bigint, log_event_id bigint, log_hash text)
-LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-    ids bigint[];
-    digests text[];
-BEGIN
-    WITH ins AS (
-        INSERT INTO events (stream_id, version, type, schema_version, payload, recorded_at,
-                            actor_id, actor_role, command_id, prev_hash, hash)
-        SELECT r->>0, (r->>1)::int, r->>2, (r->>3)::int, r->>4, r->>5, r->>6, r->>7, r->>8,
-               r->>9, r->>10
-        FROM jsonb_array_elements(batch->'events') WITH ORDINALITY AS e(r, n) ORDER BY n
-        RETURNING id, version, hash
-    ), cmd AS (
-        INSERT INTO commands (command_id, stream_id, first_version, last_version)
-        SELECT r->>0, r->>1, (r->>2)::int, (r->>3)::int
-        FROM jsonb_array_elements(batch->'commands') AS c(r)
-    )
-    SELECT array_agg(id ORDER BY version), array_agg(hash ORDER BY version)
-        INTO ids, digests FROM ins;
-    RETURN QUERY SELECT * FROM paigow_sequence_tail(ids, digests);
-END
-$$
-"""
+APPEND = ddl.append_function(replace=False, tags=False)
 
 
 def upgrade() -> None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.ddl import ID, count, money
+
 revision = "0006_books"
 down_revision = "0005_pg_append_call"
 branch_labels = None
 depends_on = None
 
-ID = 200
 BOOK_MONEY = (
     "opener", "opener_variance", "fills", "credits", "closer", "closer_variance", "drop_recorded",
     "cash", "markers", "chips_in", "promotional", "drop_counted", "count_cash", "count_markers",
@@ -30,12 +31,8 @@ BOOK_MONEY = (
 )  # fmt: skip
 
 
-def _money(name: str) -> sa.Column[int]:
-    return sa.Column(name, sa.BigInteger, nullable=False, server_default="0")
-
-
 def upgrade() -> None:
-    op.add_column("proj_accounting", _money("buy_in_drop"))
+    op.add_column("proj_accounting", money("buy_in_drop", "0"))
     op.execute("DELETE FROM proj_accounting")
     op.execute("DELETE FROM proj_accounting_side_bets")
     op.execute("UPDATE projection_checkpoints SET position = 0 WHERE name = 'accounting'")
@@ -51,9 +48,9 @@ def upgrade() -> None:
         sa.Column("table_id", sa.String(ID), primary_key=True),
         sa.Column("gaming_day", sa.String(10), primary_key=True),
         sa.Column("status", sa.String(20), nullable=False, server_default="open"),
-        *(_money(name) for name in BOOK_MONEY),
-        sa.Column("fill_slips", sa.Integer, nullable=False, server_default="0"),
-        sa.Column("credit_slips", sa.Integer, nullable=False, server_default="0"),
+        *(money(name, "0") for name in BOOK_MONEY),
+        count("fill_slips", "0"),
+        count("credit_slips", "0"),
         sa.Column("counted", sa.Boolean, nullable=False, server_default=sa.false()),
     )
 

@@ -14,21 +14,12 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations.ddl import ID, TIME, count, money
+
 revision = "0007_ratings"
 down_revision = "0006_books"
 branch_labels = None
 depends_on = None
-
-ID = 200
-TIME = 32
-
-
-def _money(name: str) -> sa.Column[int]:
-    return sa.Column(name, sa.BigInteger, nullable=False, server_default="0")
-
-
-def _count(name: str) -> sa.Column[int]:
-    return sa.Column(name, sa.Integer, nullable=False, server_default="0")
 
 
 def upgrade() -> None:
@@ -43,19 +34,22 @@ def upgrade() -> None:
         sa.Column("status", sa.String(10), nullable=False, server_default="open"),
         sa.Column("started_at", sa.String(TIME), nullable=False, server_default=""),
         sa.Column("ended_at", sa.String(TIME), nullable=False, server_default=""),
-        _count("rounds"),
-        _count("main_bets"),
-        _money("main_wagered"),
-        _count("side_bets"),
-        _money("side_wagered"),
-        *(_money(name) for name in ("cash", "markers", "chips_in", "promotional", "cashed_out")),
-        _money("result"),
-        _money("theo_micro"),
+        count("rounds", "0"),
+        count("main_bets", "0"),
+        money("main_wagered", "0"),
+        count("side_bets", "0"),
+        money("side_wagered", "0"),
+        *(
+            money(name, "0")
+            for name in ("cash", "markers", "chips_in", "promotional", "cashed_out")
+        ),
+        money("result", "0"),
+        money("theo_micro", "0"),
         sa.Column("edges_version", sa.String(40), nullable=False, server_default=""),
         sa.Column("corrected_average_bet", sa.BigInteger, nullable=True),
         sa.Column("corrected_minutes", sa.Integer, nullable=True),
         sa.Column("correction_reason", sa.String(500), nullable=True),
-        _count("corrections"),
+        count("corrections", "0"),
     )
     op.create_table(
         "proj_rating_tables",

@@ -22,7 +22,9 @@ Frozen text: a later change is a new revision.
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import context, op
+from alembic import op
+
+from migrations import ddl
 
 revision = "0009_append_tags"
 down_revision = "0008_pg_roles"
@@ -31,40 +33,10 @@ depends_on = None
 
 Id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 TABLES = ("append_tags", "append_tag_anchors")
-DEFAULT_ROLES = ("paigow_owner", "paigow_service")
 
 # 0005's function, plus one INSERT of ``batch->'tags'`` ([stream, first, last, last_hash, tag]
 # each) in the same statement, so an append and its tag commit together or not at all.
-APPEND = """
-CREATE OR REPLACE FUNCTION paigow_append(batch jsonb)
-RETURNS TABLE(log_position bigint, log_event_id bigint, log_hash text)
-LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-    ids bigint[];
-    digests text[];
-BEGIN
-    WITH ins AS (
-        INSERT INTO events (stream_id, version, type, schema_version, payload, recorded_at,
-                            actor_id, actor_role, command_id, prev_hash, hash)
-        SELECT r->>0, (r->>1)::int, r->>2, (r->>3)::int, r->>4, r->>5, r->>6, r->>7, r->>8,
-               r->>9, r->>10
-        FROM jsonb_array_elements(batch->'events') WITH ORDINALITY AS e(r, n) ORDER BY n
-        RETURNING id, version, hash
-    ), cmd AS (
-        INSERT INTO commands (command_id, stream_id, first_version, last_version)
-        SELECT r->>0, r->>1, (r->>2)::int, (r->>3)::int
-        FROM jsonb_array_elements(batch->'commands') AS c(r)
-    ), tag AS (
-        INSERT INTO append_tags (stream_id, first_version, last_version, last_hash, tag)
-        SELECT r->>0, (r->>1)::int, (r->>2)::int, r->>3, r->>4
-        FROM jsonb_array_elements(coalesce(batch->'tags', '[]'::jsonb)) AS t(r)
-    )
-    SELECT array_agg(id ORDER BY version), array_agg(hash ORDER BY version)
-        INTO ids, digests FROM ins;
-    RETURN QUERY SELECT * FROM paigow_sequence_tail(ids, digests);
-END
-$$
-"""
+APPEND = ddl.append_function(replace=True, tags=True)
 
 
 def upgrade() -> None:
@@ -95,30 +67,14 @@ def upgrade() -> None:
         sa.text("INSERT INTO append_tag_anchors (position, hash) VALUES (:p, :h)"),
         {"p": position, "h": digest},
     )
+    ddl.append_only(TABLES)
     if bind.dialect.name == "postgresql":
         _postgresql(bind)
-    else:
-        for table in TABLES:
-            for action in ("UPDATE", "DELETE"):
-                op.execute(
-                    f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} "
-                    f"BEGIN SELECT RAISE(ABORT, 'paigow: {action} on {table} refused: "
-                    "the event store is append-only'); END"
-                )
 
 
 def _postgresql(bind: sa.Connection) -> None:
-    for table in TABLES:
-        op.execute(
-            f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-            "FOR EACH ROW EXECUTE FUNCTION paigow_append_only()"
-        )
-        op.execute(
-            f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
-            "FOR EACH STATEMENT EXECUTE FUNCTION paigow_append_only()"
-        )
     op.execute(APPEND)
-    owner, service = context.config.attributes.get("pg_roles") or DEFAULT_ROLES
+    owner, service = ddl.role_names()
     # 0008 checked the names; the roles exist since then. As 0008 did for the other audit tables.
     for table in TABLES:
         op.execute(f'ALTER TABLE "{table}" OWNER TO "{owner}"')

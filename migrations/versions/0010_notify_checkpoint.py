@@ -20,8 +20,9 @@ checked for EXECUTE when it fires). On SQLite a no-op: the follower polls.
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from migrations import ddl
 
 revision = "0010_notify_checkpoint"
 down_revision = "0009_append_tags"
@@ -35,28 +36,7 @@ def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "postgresql":
         return
-    op.execute(
-        f"""
-        CREATE FUNCTION {FUNCTION} RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM pg_notify('paigow_checkpoint', TG_TABLE_SCHEMA);
-            RETURN NULL;
-        END
-        $$
-        """
-    )
-    op.execute(
-        "CREATE TRIGGER checkpoints_notify AFTER INSERT ON checkpoints "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}"
-    )
-    owner = bind.execute(
-        sa.text(
-            "SELECT tableowner FROM pg_tables "
-            "WHERE schemaname = current_schema() AND tablename = 'checkpoints'"
-        )
-    ).scalar()
-    op.execute(f'ALTER FUNCTION {FUNCTION} OWNER TO "{owner}"')
-    op.execute(f"REVOKE ALL ON FUNCTION {FUNCTION} FROM PUBLIC")
+    ddl.notify_on_insert(FUNCTION, "paigow_checkpoint", "checkpoints_notify", "checkpoints")
 
 
 def downgrade() -> None:

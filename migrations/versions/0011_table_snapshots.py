@@ -13,10 +13,10 @@ grants the audit tables). Frozen text: a later change is a new revision.
 
 from __future__ import annotations
 
-import re
-
 import sqlalchemy as sa
-from alembic import context, op
+from alembic import op
+
+from migrations import ddl
 
 revision = "0011_table_snapshots"
 down_revision = "0010_notify_checkpoint"
@@ -25,8 +25,6 @@ depends_on = None
 
 TABLE = "table_snapshots"
 Id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
-DEFAULT_ROLES = ("paigow_owner", "paigow_service")
-ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def upgrade() -> None:
@@ -44,26 +42,10 @@ def upgrade() -> None:
         sa.Column("signature", sa.String(128), nullable=False),
     )
     op.create_index("ix_table_snapshots_table", TABLE, ["table_id", "id"])
+    ddl.append_only((TABLE,))
     if op.get_bind().dialect.name != "postgresql":
-        for action in ("UPDATE", "DELETE"):
-            op.execute(
-                f"CREATE TRIGGER {TABLE}_no_{action.lower()} BEFORE {action} ON {TABLE} "
-                f"BEGIN SELECT RAISE(ABORT, 'paigow: {action} on {TABLE} refused: "
-                "the event store is append-only'); END"
-            )
         return
-    op.execute(
-        f"CREATE TRIGGER {TABLE}_append_only BEFORE UPDATE OR DELETE ON {TABLE} "
-        "FOR EACH ROW EXECUTE FUNCTION paigow_append_only()"
-    )
-    op.execute(
-        f"CREATE TRIGGER {TABLE}_no_truncate BEFORE TRUNCATE ON {TABLE} "
-        "FOR EACH STATEMENT EXECUTE FUNCTION paigow_append_only()"
-    )
-    owner, service = context.config.attributes.get("pg_roles") or DEFAULT_ROLES
-    for name in (owner, service):
-        if ROLE_NAME.fullmatch(name) is None:  # as 0008 checks them: names go into the SQL
-            raise ValueError(f"{name!r} is not a role name ([a-z0-9_])")
+    owner, service = ddl.checked_role_names()
     schema = op.get_bind().execute(sa.text("SELECT current_schema()")).scalar()
     op.execute(f'ALTER TABLE "{TABLE}" OWNER TO "{owner}"')
     op.execute(f'GRANT SELECT, INSERT ON "{TABLE}" TO "{service}"')

@@ -31,28 +31,25 @@ taken on by ``paigow db adopt``, an operator's recorded step, never silently. Th
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import context, op
+from alembic import op
+
+from migrations import ddl
 
 revision = "0012_append_checks_heads"
 down_revision = "0011_table_snapshots"
 branch_labels = None
 depends_on = None
 
-DEFAULT_ROLES = ("paigow_owner", "paigow_service")
 NO_INSERT = ("event_log", "sequencer_queue", "append_tag_anchors")
 
 # 0009's function, the two checks in front.
-APPEND = """
-CREATE OR REPLACE FUNCTION paigow_append(batch jsonb)
-RETURNS TABLE(log_position bigint, log_event_id bigint, log_hash text)
-LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-    ids bigint[];
-    digests text[];
-    first_event jsonb := batch->'events'->0;
+APPEND = ddl.append_function(
+    replace=True,
+    tags=True,
+    declare="""    first_event jsonb := batch->'events'->0;
     seen jsonb := batch->'seen';
-BEGIN
-    IF (first_event->>1)::int > 1 AND NOT EXISTS (
+""",
+    checks="""    IF (first_event->>1)::int > 1 AND NOT EXISTS (
         SELECT 1 FROM events WHERE stream_id = first_event->>0
             AND version = (first_event->>1)::int - 1 AND hash = first_event->>9
     ) THEN
@@ -65,35 +62,15 @@ BEGIN
         RAISE EXCEPTION 'paigow: the log holds no hash % at position %', seen->>1, seen->>0
             USING ERRCODE = 'data_corrupted';
     END IF;
-    WITH ins AS (
-        INSERT INTO events (stream_id, version, type, schema_version, payload, recorded_at,
-                            actor_id, actor_role, command_id, prev_hash, hash)
-        SELECT r->>0, (r->>1)::int, r->>2, (r->>3)::int, r->>4, r->>5, r->>6, r->>7, r->>8,
-               r->>9, r->>10
-        FROM jsonb_array_elements(batch->'events') WITH ORDINALITY AS e(r, n) ORDER BY n
-        RETURNING id, version, hash
-    ), cmd AS (
-        INSERT INTO commands (command_id, stream_id, first_version, last_version)
-        SELECT r->>0, r->>1, (r->>2)::int, (r->>3)::int
-        FROM jsonb_array_elements(batch->'commands') AS c(r)
-    ), tag AS (
-        INSERT INTO append_tags (stream_id, first_version, last_version, last_hash, tag)
-        SELECT r->>0, (r->>1)::int, (r->>2)::int, r->>3, r->>4
-        FROM jsonb_array_elements(coalesce(batch->'tags', '[]'::jsonb)) AS t(r)
-    )
-    SELECT array_agg(id ORDER BY version), array_agg(hash ORDER BY version)
-        INTO ids, digests FROM ins;
-    RETURN QUERY SELECT * FROM paigow_sequence_tail(ids, digests);
-END
-$$
-"""
+""",
+)
 
 
 def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "postgresql":
         return
-    owner, service = context.config.attributes.get("pg_roles") or DEFAULT_ROLES
+    owner, service = ddl.role_names()
     # 0008 checked the names and made the roles. CREATE OR REPLACE keeps the owner and grants.
     op.execute(APPEND)
     op.execute(f'ALTER FUNCTION paigow_append(jsonb) OWNER TO "{owner}"')

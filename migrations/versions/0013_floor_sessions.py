@@ -16,10 +16,10 @@ downgrade drops the table: every open floor session then ends.
 
 from __future__ import annotations
 
-import re
-
 import sqlalchemy as sa
-from alembic import context, op
+from alembic import op
+
+from migrations import ddl
 
 revision = "0013_floor_sessions"
 down_revision = "0012_append_checks_heads"
@@ -27,8 +27,6 @@ branch_labels = None
 depends_on = None
 
 TABLE = "floor_sessions"
-DEFAULT_ROLES = ("paigow_owner", "paigow_service")
-ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def upgrade() -> None:
@@ -42,10 +40,7 @@ def upgrade() -> None:
     )
     if op.get_bind().dialect.name != "postgresql":
         return
-    owner, service = context.config.attributes.get("pg_roles") or DEFAULT_ROLES
-    for name in (owner, service):
-        if ROLE_NAME.fullmatch(name) is None:  # as 0008 checks them: names go into the SQL
-            raise ValueError(f"{name!r} is not a role name ([a-z0-9_])")
+    owner, service = ddl.checked_role_names()
     op.execute(f'ALTER TABLE "{TABLE}" OWNER TO "{owner}"')
     op.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{TABLE}" TO "{service}"')
 

@@ -24,10 +24,10 @@ revision. On SQLite only the table and the index (the followers poll).
 
 from __future__ import annotations
 
-import re
-
 import sqlalchemy as sa
-from alembic import context, op
+from alembic import op
+
+from migrations import ddl
 
 revision = "0014_event_feed"
 down_revision = "0013_floor_sessions"
@@ -36,8 +36,6 @@ depends_on = None
 
 TABLE = "feed_subscriptions"
 FUNCTION = "paigow_notify_events()"
-DEFAULT_ROLES = ("paigow_owner", "paigow_service")
-ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def upgrade() -> None:
@@ -55,32 +53,8 @@ def upgrade() -> None:
     bind = op.get_bind()
     if bind.dialect.name != "postgresql":
         return
-    owner, service = context.config.attributes.get("pg_roles") or DEFAULT_ROLES
-    for name in (owner, service):
-        if ROLE_NAME.fullmatch(name) is None:  # as 0008 checks them: names go into the SQL
-            raise ValueError(f"{name!r} is not a role name ([a-z0-9_])")
-    op.execute(
-        f"""
-        CREATE FUNCTION {FUNCTION} RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM pg_notify('paigow_events', TG_TABLE_SCHEMA);
-            RETURN NULL;
-        END
-        $$
-        """
-    )
-    op.execute(
-        "CREATE TRIGGER event_log_notify AFTER INSERT ON event_log "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}"
-    )
-    log_owner = bind.execute(
-        sa.text(
-            "SELECT tableowner FROM pg_tables "
-            "WHERE schemaname = current_schema() AND tablename = 'event_log'"
-        )
-    ).scalar()
-    op.execute(f'ALTER FUNCTION {FUNCTION} OWNER TO "{log_owner}"')
-    op.execute(f"REVOKE ALL ON FUNCTION {FUNCTION} FROM PUBLIC")
+    owner, service = ddl.checked_role_names()
+    ddl.notify_on_insert(FUNCTION, "paigow_events", "event_log_notify", "event_log")
     op.execute(f'ALTER TABLE "{TABLE}" OWNER TO "{owner}"')
     op.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON "{TABLE}" TO "{service}"')
 
