@@ -23,7 +23,7 @@ from sqlalchemy import Engine, Table, create_engine
 from sqlalchemy.pool import StaticPool
 
 from adapters.projections.schema import metadata
-from adapters.store.failover import driver_connection
+from adapters.store.sql import driver_connection
 from table_core.ports import RecordedEvent
 
 _MEMORY_DATABASES: weakref.WeakKeyDictionary[Any, Engine] = weakref.WeakKeyDictionary()

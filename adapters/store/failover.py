@@ -64,18 +64,6 @@ def unavailable(error: BaseException) -> StoreUnavailable:
 
 
 @contextlib.contextmanager
-def driver_connection(engine: Engine) -> Iterator[Any]:
-    """A pooled DBAPI connection (the driver's own, no SQLAlchemy per statement), back in the
-    pool after: what the stores and the projections speak SQL through where no failover is
-    handled (SQLite; the projections)."""
-    pooled = engine.raw_connection()
-    try:
-        yield pooled.driver_connection
-    finally:
-        pooled.close()
-
-
-@contextlib.contextmanager
 def pooled_connection(engine: Engine, watch: PrimaryWatch | None = None) -> Iterator[Any]:
     """A pooled DBAPI connection; a lost connection raises ``StoreUnavailable`` and drops the
     pool (a new one connects afresh, to the primary of the moment). ``watch`` hears of the loss

@@ -34,7 +34,6 @@ from adapters.store.core import (
     EventReader,
     checkpoint_of,
 )
-from adapters.store.failover import driver_connection
 from adapters.store.feed_reads import SqlFeedReads
 from adapters.store.heads_seen import HeadsSeen
 from adapters.store.replay import ReplayBroken, replay_rows, tamper_detected
@@ -150,6 +149,18 @@ def _observed(
     for row in rows:
         observe(row)
         yield row
+
+
+@contextlib.contextmanager
+def driver_connection(engine: Engine) -> Iterator[Any]:
+    """A pooled DBAPI connection (the driver's own, no SQLAlchemy per statement), back in the
+    pool after: what the stores and the projections speak SQL through where no failover is
+    handled (SQLite; the projections)."""
+    pooled = engine.raw_connection()
+    try:
+        yield pooled.driver_connection
+    finally:
+        pooled.close()
 
 
 class _SlowPath(Exception):
