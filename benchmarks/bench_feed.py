@@ -242,6 +242,9 @@ def with_consumers(server: Server, tokens: dict[str, str], tables: list[str],
         [sys.executable, __file__, "--consume", server.base, tokens["auditor"], str(start),
          str(args.consumers)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        # Pinned, the consumers share a core with the terminals that time the commands: at the
+        # lowest priority they take none of the terminals' turns, as consumers on other hosts.
+        preexec_fn=(lambda: os.nice(19)) if args.pin else None,
     )  # fmt: skip
     assert consumers.stdin is not None and consumers.stdout is not None
     assert consumers.stdout.readline().strip() == "ready"
@@ -267,9 +270,9 @@ CORES = sorted(os.sched_getaffinity(0))
 
 def pin(server: Server) -> None:
     """The server on the first core, this process (the terminals) and the consumers' process it
-    starts on the others: the consumers' and terminals' own CPU then never takes the server's,
-    as when they run on other hosts. The database's processes are left where the system puts
-    them."""
+    starts on the others, the consumers at the lowest priority: the consumers' and terminals' own
+    CPU then never takes the server's, nor the consumers' the terminals', as when they run on
+    other hosts. The database's processes are left where the system puts them."""
     cores = CORES
     if len(cores) < 2:
         raise SystemExit("--pin needs two cores or more")
