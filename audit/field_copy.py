@@ -9,6 +9,7 @@ converted (the books' chips, a tuple on the event, a mapping on the command).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import fields
 from typing import Any, TypeVar
 
@@ -17,24 +18,18 @@ from table_core.event_base import EventBase
 
 C = TypeVar("C", bound=Command)
 
-#: ``shared_fields`` by pair of classes, worked out once each: bounded by the pairs that
-#: ``command_rebuild`` and ``books_commands`` name (about forty). Two threads meeting a new pair
-#: at once store equal tuples.
-_SHARED: dict[tuple[type, type], tuple[str, ...]] = {}
 
-
+@functools.lru_cache(maxsize=128)  # the pairs command_rebuild and books_commands name: ~40
 def shared_fields(command: type[Command], event: type[EventBase]) -> tuple[str, ...]:
     """The fields of ``command`` that ``event`` records under the same name."""
-    names = _SHARED.get((command, event))
-    if names is None:
-        own = {each.name for each in fields(command)}
-        names = _SHARED[command, event] = tuple(n for n in event.model_fields if n in own)
-    return names
+    own = {each.name for each in fields(command)}
+    return tuple(name for name in event.model_fields if name in own)
 
 
 def copied(command: type[C], event: EventBase, **differ: Any) -> C:
     """``command`` holding ``event``'s value of every field the two share, but those given in
     ``differ``."""
-    values = {name: getattr(event, name) for name in shared_fields(command, type(event))}
+    names = shared_fields(command, type(event))  # type: ignore[arg-type]  # a class is hashable
+    values = {name: getattr(event, name) for name in names}
     values.update(differ)
     return command(**values)

@@ -67,8 +67,11 @@ def place_bet(state: TableState, cmd: PlaceBet) -> list[Event]:
         raise DomainError(f"player {player_id} has {balance}, short of {amount}{extra}")
     new = _new_bet_placed if type(amount) is int else BetPlaced  # see _trusted_if
     return [
-        new(
-            **envelope(state, cmd),
+        new(  # the fields written out: a bet is the hottest command, no dict to unpack
+            table_id=state.table_id,
+            actor=actor,
+            at=cmd.at,
+            round=round_state.number,
             seat=seat,
             player_id=player_id,
             position=position_of(seat, round_state.banker_place),
