@@ -2,12 +2,17 @@
 
     python scripts/bet_path.py            # the files, one a line, then their count
     python scripts/bet_path.py --json     # one JSON object
+    python scripts/bet_path.py --makers   # the files that make one of the bet's shapes
 
 The method (docs/architecture.md, "One bet"): the HTTP app is built in this process over a new
 SQLite store, a table is opened, two players seated and bought in, a round started and one bet
 placed (imports, caches and lazy set-up happen then). The second player's bet is then traced: every
 Python function that runs, in any thread, is noted by the file that defines it, and the files of
 the project's packages are counted. A file counts once however often it runs.
+
+The files that make the bet's shapes are the ones to read to follow it: those with a function that
+returns the route's body model, the command, the event, the store's envelope, the recorded event
+or the table's state the bet is folded into (or a list of them), noted while the same bet runs.
 """
 
 from __future__ import annotations
@@ -28,11 +33,33 @@ PACKAGES = ("table_core", "eventlog", "audit", "adapters", "service_layer", "ent
 
 _recording = False
 _seen: set[str] = set()
+_makers: set[str] = set()
+_shapes: tuple[type, ...] = ()
 
 
-def _profile(frame: FrameType, event: str, _arg: Any) -> None:
-    if _recording and event == "call":
+def _profile(frame: FrameType, event: str, arg: Any) -> None:
+    if not _recording:
+        return
+    if event == "call":
         _seen.add(frame.f_code.co_filename)
+    elif event == "return" and (
+        isinstance(arg, _shapes)
+        or (type(arg) in (list, tuple) and arg and isinstance(arg[0], _shapes))
+    ):
+        _makers.add(frame.f_code.co_filename)
+
+
+def bet_shapes() -> tuple[type, ...]:
+    """The bet's shapes between its bytes: body model, command, event, envelope, recorded event,
+    and the table's state it is folded into."""
+    from entrypoints.http.models import BetBody
+    from eventlog.envelope import NewEvent
+    from table_core.commands import PlaceBet
+    from table_core.events import BetPlaced
+    from table_core.ports import RecordedEvent
+    from table_core.table import TableState
+
+    return (BetBody, PlaceBet, BetPlaced, NewEvent, RecordedEvent, TableState)
 
 
 def project_files(paths: set[str]) -> list[str]:
@@ -51,8 +78,10 @@ def project_files(paths: set[str]) -> list[str]:
     return sorted(found)
 
 
-def trace_one_bet() -> list[str]:
-    global _recording
+def trace_one_bet() -> tuple[list[str], list[str]]:
+    """The project files that run during the bet, and those that make one of its shapes."""
+    global _recording, _shapes
+    _shapes = bet_shapes()
     threading.setprofile(_profile)
     sys.setprofile(_profile)
     from fastapi.testclient import TestClient
@@ -100,19 +129,25 @@ def trace_one_bet() -> list[str]:
         store.close()
     sys.setprofile(None)
     threading.setprofile(None)  # type: ignore[arg-type]
-    return project_files(_seen)
+    return project_files(_seen), project_files(_makers)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument("--makers", action="store_true", help="the files that make its shapes")
     args = parser.parse_args()
-    files = trace_one_bet()
+    files, makers = trace_one_bet()
     if args.json:
-        print(json.dumps({"files": len(files), "paths": files}))
+        print(
+            json.dumps(
+                {"files": len(files), "paths": files, "makers": len(makers), "maker_paths": makers}
+            )
+        )
     else:
-        print("\n".join(files))
-        print(f"{len(files)} files")
+        shown = makers if args.makers else files
+        print("\n".join(shown))
+        print(f"{len(shown)} files" + (" make the bet's shapes" if args.makers else ""))
     return 0
 
 

@@ -1,6 +1,6 @@
 """docs/architecture.md stays true to the code: every file or folder it names exists, every route
 it names is one the API serves, and the bet's file count is the one ``scripts/bet_path.py``
-method gives (counted in CI by that script's own test)."""
+method gives (``tests/integration/test_bet_path.py`` runs the script)."""
 
 from __future__ import annotations
 
