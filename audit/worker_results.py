@@ -4,8 +4,11 @@ wait for every range's result."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import queue
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -43,3 +46,31 @@ def gather(
         progress(len(received))
     for worker in workers:
         worker.join()
+
+
+_rare = threading.Lock()
+_rare_depth = [0]  # audits with workers running in this process (threads, nested calls)
+_threshold: list[tuple[int, int, int]] = []
+
+
+@contextlib.contextmanager
+def rare_collections() -> Iterator[None]:
+    """The collector made rare while the main process unpickles its workers' messages: a stretch
+    is thousands of tuples and dicts, each a trigger of the youngest generation's collection,
+    which then walked every message before it (half the time of ``pickle.loads``). The objects
+    alive before are frozen out of the collections; the first to enter changes the settings and
+    the last to leave puts them back, so audits in threads of one process keep each other's."""
+    with _rare:
+        if _rare_depth[0] == 0:
+            _threshold[:] = [gc.get_threshold()]
+            gc.freeze()
+            gc.set_threshold(50_000, 20, 100)
+        _rare_depth[0] += 1
+    try:
+        yield
+    finally:
+        with _rare:
+            _rare_depth[0] -= 1
+            if _rare_depth[0] == 0:
+                gc.set_threshold(*_threshold[0])
+                gc.unfreeze()
