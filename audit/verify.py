@@ -39,10 +39,10 @@ from eventlog.system_events import SYSTEM_STREAM
 from table_core.ports import Upcasters
 
 #: From this many jobs, the workers check the chain and the signatures by stretches of positions
-#: (``audit.position_ranges``, a serial share of about 5 %); below it, the main process keeps the
-#: chain (a serial share of about a third). The stretches cost 15 % to 27 % more CPU in all
-#: (benchmarks/README.md), so with two jobs the chain in the main process is the faster of the two
-#: (1.7x one job against 1.0x); from three, the smaller serial share wins.
+#: (``audit.position_ranges``, a small serial share); below it, the main process keeps the chain
+#: (a serial share of about a third). The stretches cost more CPU in all (benchmarks/README.md,
+#: "The audit scales with cores"), so with two jobs the chain in the main process is the faster
+#: of the two; from three, the smaller serial share wins.
 STRETCHES_FROM = 3
 
 Progress = Callable[[int], None]
@@ -103,8 +103,8 @@ def verify_log(
     # Spread, the workers read the checkpoints of their stretches; the main process none.
     checkers = _checkers(source, witness, table, () if spread else source.checkpoints)
     result = None
-    # With workers, the main process unpickles their messages: the collector made rare (a
-    # serial share of 5.1 % became 3.3 %; one process gains nothing from it).
+    # With workers, the main process unpickles their messages, whose collections were half its
+    # time: the collector made rare (``rare_collections``; one process gains nothing from it).
     with rare_collections() if jobs > 1 else contextlib.nullcontext():
         if spread:
             assert source.ranges is not None
