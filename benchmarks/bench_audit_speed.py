@@ -48,8 +48,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from audit.command_rebuild import command_of
 from bench_audit_parallel import floor_pass
+
+from audit.command_rebuild import command_of
 from audit.sources import open_database
 from audit.verify import verify_log
 from eventlog.canonical import loads_json
