@@ -70,8 +70,10 @@ def register(subparsers: Any) -> None:
         type=_jobs,
         default=None,
         metavar="N",
-        help="re-derive the rounds in N worker processes, each table split into ranges of rows "
-        "(default: the machine's cores; 1: in this process; the findings are the same)",
+        help="audit in N worker processes (default: the machine's cores; 1: in this process): "
+        "each table's rounds re-derived in ranges of rows, and from 3 on a database the chain "
+        "and signatures checked by the workers too, by stretches of positions; the findings "
+        "are the same",
     )
     # Rows of a table per range of work with --jobs above 1: for tests that split a small log
     # into many ranges (audit/ranges.py), not for users.
