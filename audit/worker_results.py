@@ -51,6 +51,7 @@ def gather(
 _rare = threading.Lock()
 _rare_depth = [0]  # audits with workers running in this process (threads, nested calls)
 _threshold: list[tuple[int, int, int]] = []
+_froze = [False]  # whether the audit froze the objects (it leaves another's freeze alone)
 
 
 @contextlib.contextmanager
@@ -63,7 +64,9 @@ def rare_collections() -> Iterator[None]:
     with _rare:
         if _rare_depth[0] == 0:
             _threshold[:] = [gc.get_threshold()]
-            gc.freeze()
+            _froze[0] = gc.get_freeze_count() == 0
+            if _froze[0]:
+                gc.freeze()
             gc.set_threshold(50_000, 20, 100)
         _rare_depth[0] += 1
     try:
@@ -73,4 +76,5 @@ def rare_collections() -> Iterator[None]:
             _rare_depth[0] -= 1
             if _rare_depth[0] == 0:
                 gc.set_threshold(*_threshold[0])
-                gc.unfreeze()
+                if _froze[0]:
+                    gc.unfreeze()

@@ -27,3 +27,14 @@ def test_overlapping_audits_restore_the_collector_when_the_last_one_ends() -> No
     second.__exit__(None, None, None)
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_an_audit_leaves_a_freeze_it_did_not_make() -> None:
+    gc.freeze()  # a host process that froze its start-up objects itself
+    try:
+        with rare_collections():
+            pass
+        assert gc.get_freeze_count() > 0  # still frozen: the audit did not unfreeze them
+    finally:
+        gc.unfreeze()
+    assert gc.get_freeze_count() == 0
