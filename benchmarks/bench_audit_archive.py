@@ -5,7 +5,11 @@ PostgreSQL; its last JSON line gives the URL and the key). The audit reads it as
 does: ``audit.sources.open_database`` (one REPEATABLE READ, READ ONLY transaction; the log through
 a server-side cursor, ``itersize`` rows a page, so the main process's memory does not grow with
 the archive), the casino's public key given (``--public-key``), every check of
-``paigow audit verify``, ``--jobs`` worker processes (``audit.ranges``).
+``paigow audit verify``, ``--jobs`` worker processes (``audit.ranges``; from 3, the stretches of
+``audit.position_ranges``).
+
+The serial share (issue 33): the main process's CPU over the run's (its own and its workers'),
+with the speed-up Amdahl's law then allows 2, 8, 16 and 64 workers.
 
 Peak memory: the main process's and the largest worker's peak resident set (``getrusage``:
 ``RUSAGE_SELF`` and ``RUSAGE_CHILDREN``, which reports the largest child that ended).
@@ -14,7 +18,7 @@ Usage (repo root)::
 
     .venv/bin/python benchmarks/bench_audit_archive.py \\
         --url "$(tail -1 make_archive.out | jq -r .url)" \\
-        --public-key /tmp/paigow-archive22.key.pub [--jobs 2] [--limit-events N]
+        --public-key /tmp/paigow-archive22.key.pub [--jobs 3] [--limit-events N]
 
 Prints progress and the figures, then ONE JSON line.
 """
@@ -88,6 +92,12 @@ def main() -> int:
         "peak_rss_worker_mib": round(children.ru_maxrss / 1024, 1),
         "load_average": [round(x, 1) for x in os.getloadavg()],
     }
+    # The serial share: the main process's CPU over the run's (issue 33), and what Amdahl's law
+    # then allows N workers.
+    whole = main_cpu + children.ru_utime + children.ru_stime
+    serial = main_cpu / whole if whole else 1.0
+    figures["serial_share"] = round(serial, 4)
+    figures["amdahl"] = {str(n): round(1 / (serial + (1 - serial) / n), 1) for n in (2, 8, 16, 64)}
     print(report.summary()[:300])
     for finding in report.findings[:5]:
         print(f"  {finding}")
@@ -96,6 +106,11 @@ def main() -> int:
         f"{figures['events_per_s']:,} events/s, {figures['rounds_per_s']:,} rounds/s, peak RSS "
         f"{figures['peak_rss_main_mib']} MiB (main), {figures['peak_rss_worker_mib']} MiB "
         f"(largest worker), {args.jobs} job(s)"
+    )
+    print(
+        f"serial share {serial:.1%} (main {main_cpu:.1f} of {whole:.1f} CPU-s); "
+        f"Amdahl: 8 workers {figures['amdahl']['8']}x, 16 {figures['amdahl']['16']}x, "
+        f"64 {figures['amdahl']['64']}x"
     )
     print(json.dumps(figures))
     return 0 if report.ok else 1
