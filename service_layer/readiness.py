@@ -121,8 +121,13 @@ def readiness(store: Any, service: Any, head: str) -> Readiness:
         found.checks["signing_key"] = _key_check(store, found)
     found.checks["commands"] = _commands_check(service)
     if watch is not None:
-        found.failover = watch.state()
-        found.primary = None if watch.in_progress else watch.primary
+        why, found.failover = watch.reason_and_state()
+        found.primary = None if found.failover["in_progress"] else watch.primary
+        if why is not None and found.checks["store"] is True:
+            # Noticed during these checks (a later check's connection found no primary): the
+            # store has none, whatever answered first, and /ready says so as its field does.
+            found.checks["store"] = why
+            found.checks["schema"] = found.checks["signing_key"] = "not checked"
     return found
 
 

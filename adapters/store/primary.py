@@ -52,7 +52,7 @@ class PrimaryWatch:
     def __init__(self, failover: bool = True, clock: Callable[[], datetime] | None = None) -> None:
         self.failover = failover
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reason_and_state takes both under one hold
         self.primary: str | None = None
         self.lost_at: datetime | None = None  # set while there is no primary
         self.lost_primary: str | None = None
@@ -112,6 +112,11 @@ class PrimaryWatch:
                 f"no primary: failover in progress since {format_time(self.lost_at)}, "
                 f"last primary {self.lost_primary}"
             )
+
+    def reason_and_state(self) -> tuple[str | None, dict[str, Any]]:
+        """``reason()`` and ``state()`` of one moment (``/ready`` shows both: they agree)."""
+        with self._lock:
+            return self.reason(), self.state()
 
     def state(self) -> dict[str, Any]:
         """``/ready``'s ``failover`` field: in progress (since, the last primary) or the last one
