@@ -11,7 +11,6 @@ it decides: the main process takes the stretches in order, and the states wait o
 
 from __future__ import annotations
 
-import gc
 import traceback
 from collections import deque
 from typing import Any
@@ -20,6 +19,7 @@ from audit.range_chain import check_range
 from audit.ranges import _BATCH, RangeAudit, _Task, _Worker
 from audit.sources import LogRanges
 from audit.tables import InRange
+from audit.worker_results import rare_for_good
 from table_core.ports import Upcasters
 
 #: Stretches a worker holds read and not yet folded.
@@ -84,8 +84,7 @@ class RangeReader(_Worker):
 def run_worker(index: int, inboxes: list[Any], results: Any, in_range: InRange,
                upcasters: Upcasters | None, ranges: LogRanges,
                table: str | None) -> None:  # fmt: skip
-    gc.freeze()  # as ``audit.ranges``' workers: many live states, collections made rarer
-    gc.set_threshold(50_000, 20, 100)
+    rare_for_good()  # as ``audit.ranges``' workers: many live states
     try:
         RangeReader(index, inboxes, results, in_range, upcasters, ranges, table).run()
     except Exception:  # reported to the main process, which raises it

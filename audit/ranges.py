@@ -21,7 +21,6 @@ process, in log order: repeated across a table, it is reported once (``_repeated
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import pickle
 import queue
@@ -34,7 +33,7 @@ from typing import Any
 from audit.findings import Finding
 from audit.rederive import TableAudit
 from audit.tables import Envelope, InRange, Prepared, TablesResult, prepare
-from audit.worker_results import gather, next_result
+from audit.worker_results import gather, next_result, rare_for_good
 from eventlog.canonical import loads_json
 from table_core.hands import tables_for
 from table_core.ports import Upcasters
@@ -472,11 +471,7 @@ class _Worker:
 
 def _work(index: int, inboxes: list[Any], credits: Any, results: Any, in_range: InRange,
           upcasters: Upcasters | None) -> None:  # fmt: skip
-    # The objects inherited from the main process are never freed here: kept out of the
-    # collector's scans, and collections made rarer, since a worker holds many live states
-    # (the decisions put aside) that a collection would walk again and again.
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    rare_for_good()  # many live states (the decisions put aside) a collection would walk again
     try:
         _Worker(index, inboxes, credits, results, in_range, upcasters).run()
     except Exception:  # reported to the main process, which raises it

@@ -48,10 +48,25 @@ def gather(
         worker.join()
 
 
-_rare = threading.Lock()
-_rare_depth = [0]  # audits with workers running in this process (threads, nested calls)
-_threshold: list[tuple[int, int, int]] = []
-_froze = [False]  # whether the audit froze the objects (it leaves another's freeze alone)
+#: The collector's thresholds while an audit's processes hold many live objects (states, decisions
+#: put aside, messages): collections rarer, so they do not walk the same objects again and again.
+RARE_THRESHOLDS = (50_000, 20, 100)
+
+
+def rare_for_good() -> None:
+    """A worker process's collector for its whole life: the objects inherited from the main
+    process (never freed here) kept out of its scans, and collections rare."""
+    gc.freeze()
+    gc.set_threshold(*RARE_THRESHOLDS)
+
+
+class _Rare:
+    """Who made the main process's collector rare, and what to put back."""
+
+    lock = threading.Lock()
+    depth = 0  # audits with workers running in this process (threads, nested calls)
+    threshold: tuple[int, int, int] = (0, 0, 0)
+    froze = False  # whether the audit froze the objects (it leaves another's freeze alone)
 
 
 @contextlib.contextmanager
@@ -61,20 +76,20 @@ def rare_collections() -> Iterator[None]:
     which then walked every message before it (half the time of ``pickle.loads``). The objects
     alive before are frozen out of the collections; the first to enter changes the settings and
     the last to leave puts them back, so audits in threads of one process keep each other's."""
-    with _rare:
-        if _rare_depth[0] == 0:
-            _threshold[:] = [gc.get_threshold()]
-            _froze[0] = gc.get_freeze_count() == 0
-            if _froze[0]:
+    with _Rare.lock:
+        if _Rare.depth == 0:
+            _Rare.threshold = gc.get_threshold()
+            _Rare.froze = gc.get_freeze_count() == 0
+            if _Rare.froze:
                 gc.freeze()
-            gc.set_threshold(50_000, 20, 100)
-        _rare_depth[0] += 1
+            gc.set_threshold(*RARE_THRESHOLDS)
+        _Rare.depth += 1
     try:
         yield
     finally:
-        with _rare:
-            _rare_depth[0] -= 1
-            if _rare_depth[0] == 0:
-                gc.set_threshold(*_threshold[0])
-                if _froze[0]:
+        with _Rare.lock:
+            _Rare.depth -= 1
+            if _Rare.depth == 0:
+                gc.set_threshold(*_Rare.threshold)
+                if _Rare.froze:
                     gc.unfreeze()

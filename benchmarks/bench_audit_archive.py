@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_audit_scaling import amdahl
 
 from audit.sources import open_database
 from audit.verify import verify_log
@@ -97,7 +100,7 @@ def main() -> int:
     whole = main_cpu + children.ru_utime + children.ru_stime
     serial = main_cpu / whole if whole else 1.0
     figures["serial_share"] = round(serial, 4)
-    figures["amdahl"] = {str(n): round(1 / (serial + (1 - serial) / n), 1) for n in (2, 8, 16, 64)}
+    figures["amdahl"] = {str(n): round(amdahl(serial, n), 1) for n in (2, 8, 16, 64)}
     print(report.summary()[:300])
     for finding in report.findings[:5]:
         print(f"  {finding}")

@@ -115,14 +115,23 @@ def pairs(path: Path, count: int) -> dict[str, Any]:
     }
 
 
-def chain_passes(path: Path) -> dict[str, Any]:
+def chain_inputs(path: Path) -> tuple[list[Any], list[Any], bytes | None, float]:
+    """The log's rows and checkpoints held in memory, the key beside it, and the seconds the rows
+    took to read."""
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     started = time.perf_counter()
     rows = connection.execute(LOG_QUERY).fetchall()
     read = time.perf_counter() - started
     checkpoints = connection.execute(CHECKPOINT_QUERY).fetchall()
     connection.close()
-    key = open_database(f"sqlite:///{path}").public_key
+    source = open_database(f"sqlite:///{path}")
+    key = source.public_key
+    source.close()
+    return rows, checkpoints, key, read
+
+
+def chain_passes(path: Path) -> dict[str, Any]:
+    rows, checkpoints, key, read = chain_inputs(path)
     integrity = Integrity(checkpoints, key)
     started = time.perf_counter()
     for row in rows:

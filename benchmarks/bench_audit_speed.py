@@ -48,14 +48,14 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_audit_parallel import floor_pass
+from bench_audit_parallel import chain_inputs, floor_pass
 
 from audit.command_rebuild import command_of
 from audit.sources import open_database
 from audit.verify import verify_log
 from eventlog.canonical import loads_json
 from eventlog.mapper import parse_event
-from eventlog.query import CHECKPOINT_QUERY, LOG_QUERY
+from eventlog.query import LOG_QUERY
 from table_core.hands import tables_for
 from table_core.table import TableState, decide, fold
 
@@ -122,11 +122,7 @@ def table_commands(path: Path) -> list[list[Any]]:
 
 def checks_floor(path: Path) -> Callable[[], int]:
     """The chain's least pass and one decode of each payload, over rows already read."""
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    rows = connection.execute(LOG_QUERY).fetchall()
-    checkpoints = connection.execute(CHECKPOINT_QUERY).fetchall()
-    connection.close()
-    key = open_database(f"sqlite:///{path}").public_key
+    rows, checkpoints, key, _ = chain_inputs(path)
 
     def floor() -> int:
         loads = orjson.loads

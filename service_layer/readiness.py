@@ -106,13 +106,11 @@ class Readiness:
 def readiness(store: Any, service: Any, head: str) -> Readiness:
     """Every check, in order; a store that does not answer fails the checks that need it."""
     found = Readiness()
-    watch = getattr(store, "primary_watch", None)
     try:
         revision = _schema_revision(store)
         found.checks["store"] = True
     except Exception as error:  # any failure to answer: the store is not reachable
-        why = watch.reason() if watch is not None else None  # a failover: it says since when
-        found.checks["store"] = why or f"the store does not answer: {_one_line(error)}"
+        found.checks["store"] = f"the store does not answer: {_one_line(error)}"
         found.checks["schema"] = found.checks["signing_key"] = "not checked"
     else:
         found.checks["schema"] = (
@@ -120,12 +118,13 @@ def readiness(store: Any, service: Any, head: str) -> Readiness:
         )
         found.checks["signing_key"] = _key_check(store, found)
     found.checks["commands"] = _commands_check(service)
+    watch = getattr(store, "primary_watch", None)
     if watch is not None:
         why, found.failover = watch.reason_and_state()
         found.primary = None if found.failover["in_progress"] else watch.primary
-        if why is not None and found.checks["store"] is True:
-            # Noticed during these checks (a later check's connection found no primary): the
-            # store has none, whatever answered first, and /ready says so as its field does.
+        if why is not None:
+            # A failover (noticed by any of these checks, the first or a later one): the store
+            # has no primary, whatever answered, and /ready says so as its field does, since when.
             found.checks["store"] = why
             found.checks["schema"] = found.checks["signing_key"] = "not checked"
     return found
