@@ -17,6 +17,9 @@ events; generated into ``--db`` when the file is missing, not timed). Timed in C
                checkpoint (``bench_audit_parallel.floor_pass``), each payload decoded once
                (``orjson.loads``); with the raw read, it bounds the core's share of any audit that
                keeps these checks: core / (core + raw rows + checks floor)
+  signatures   of that floor, the Ed25519 checks alone (one a checkpoint, OpenSSL's code): what
+               remains even if every other check were compiled and free, core / (core + raw rows
+               + signatures)
 
 Goal: verify >= 5,000 rounds/s. Then where verification time goes (cProfile of the first
 ``--profile`` events, by area, ``bench_audit.profile``), and the peak RSS of a fresh process
@@ -54,6 +57,7 @@ from audit.command_rebuild import command_of
 from audit.sources import open_database
 from audit.verify import verify_log
 from eventlog.canonical import loads_json
+from eventlog.keys import checkpoint_signature_holds
 from eventlog.mapper import parse_event
 from eventlog.query import LOG_QUERY
 from table_core.hands import tables_for
@@ -133,6 +137,20 @@ def checks_floor(path: Path) -> Callable[[], int]:
     return floor
 
 
+def signatures_only(path: Path) -> Callable[[], int]:
+    """Each checkpoint's signature checked, nothing else (rows already read)."""
+    _, checkpoints, key, _ = chain_inputs(path)
+    assert key is not None, "the log has no signing key"
+
+    def signatures() -> int:
+        for position, chain_hash, signed_at, _, signature in checkpoints:
+            if not checkpoint_signature_holds(key, signature, position, chain_hash, signed_at):
+                raise SystemExit(f"checkpoint {position}: signature does not hold")
+        return len(checkpoints)
+
+    return signatures
+
+
 def core(groups: list[list[Any]]) -> int:
     """The commands decided again on the folded state, compared and folded (one table)."""
     state = TableState()
@@ -178,7 +196,9 @@ def main() -> int:
     core_s, commands = cpu(lambda: core(groups), args.repeat)
     verify_s, report = cpu(lambda: verify(args.db), args.repeat)
     floor_s, _ = cpu(checks_floor(args.db), args.repeat)
+    signatures_s, signed = cpu(signatures_only(args.db), args.repeat)
     ceiling = core_s / (core_s + rows_s + floor_s)
+    signed_ceiling = core_s / (core_s + rows_s + signatures_s)
     if not report.ok:
         print(f"the log does not verify: {report.findings[:3]}", file=sys.stderr)
         return 1
@@ -198,6 +218,9 @@ def main() -> int:
         "raw_rows_cpu_s": round(rows_s, 2),
         "core_cpu_s": round(core_s, 2),
         "core_share_ceiling": round(ceiling, 3),
+        "signatures_cpu_s": round(signatures_s, 2),
+        "checkpoints": signed,
+        "core_share_ceiling_signatures_only": round(signed_ceiling, 3),
     }
     print(f"log: {report.events:,} events, {rounds:,} rounds, {commands:,} table commands")
     print(f"raw rows (sqlite3 cursor)   {figures['raw_rows_events_per_cpu_s']:>10,} events/CPU-s")
@@ -211,6 +234,11 @@ def main() -> int:
         f"checks floor                {floor_s:.2f} CPU-s (two SHA-256, links, signatures, one "
         f"decode a payload) + {rows_s:.2f} raw rows: the core's share of any audit keeping "
         f"them is at most {ceiling:.0%}"
+    )
+    print(
+        f"  of which signatures       {signatures_s:.2f} CPU-s ({signed:,} checkpoints, "
+        f"{signatures_s / signed * 1e6:.0f} us each): with every other check free, at most "
+        f"{signed_ceiling:.0%}"
     )
     if args.profile:
         from bench_audit import profile_figures
