@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError
+from sqlalchemy.exc import ArgumentError, DBAPIError, DisconnectionError
 
 from adapters.store import migrate
 from adapters.store.failover import DEFAULT_RETRY_S
@@ -46,10 +46,24 @@ __all__ = [
 SQLITE_BUSY_TIMEOUT_S = 30
 
 
+#: What to write instead, in every refusal of a database URL.
+URL_FORMS = "use sqlite:///FILE, postgresql+psycopg://USER@HOST:PORT/DB or memory://"
+
+
 def database_url(url: str) -> URL:
     """The URL given (callers pass ``--db``, else the ``db`` setting); PostgreSQL means
-    psycopg 3."""
-    parsed = make_url(url)
+    psycopg 3. Text that is no URL is one ``StoreError`` line: a file's path (no ``:``) is
+    answered with its own ``sqlite:///`` URL, to run as it is; anything else is never echoed, as
+    it may hold a password."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        if ":" not in url:
+            raise StoreError(
+                f"--db and PAIGOW_DB take a database URL, not a file's path: "
+                f"sqlite:///{url} names that file"
+            ) from None
+        raise StoreError(f"not a database URL (--db or PAIGOW_DB): {URL_FORMS}") from None
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed
@@ -223,10 +237,7 @@ def open_store(
             engine.dispose()
             raise
         return store
-    raise StoreError(
-        f"unsupported database URL {shown_url(parsed)}: use sqlite:///FILE, "
-        f"postgresql+psycopg://USER@HOST:PORT/DB or memory://"
-    )
+    raise StoreError(f"unsupported database URL {shown_url(parsed)}: {URL_FORMS}")
 
 
 def open_configured(

@@ -79,6 +79,36 @@ def test_a_missing_sqlite_file_is_an_error_not_a_new_database(
     assert list(tmp_path.iterdir()) == []  # no database, no key pair
 
 
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_file_path_for_a_url_is_one_line_naming_the_files_url(
+    paigow: Run, tmp_path: Path, name: str
+) -> None:
+    line = _one_line(paigow(*COMMANDS[name], "--db", "casino.db"))
+    assert line == (
+        "paigow: --db and PAIGOW_DB take a database URL, not a file's path: "
+        "sqlite:///casino.db names that file\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # nothing made, not even by the writers
+
+
+def test_the_url_a_file_path_is_answered_with_runs_as_printed(paigow: Run, tmp_path: Path) -> None:
+    line = _one_line(paigow("db", "upgrade", "--db", str(tmp_path / "casino.db")))
+    url = line.split(": ")[-1].removesuffix(" names that file\n")
+    assert url == f"sqlite:///{tmp_path}/casino.db"
+    made = paigow("db", "upgrade", "--db", url)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "casino.db").is_file()
+
+
+def test_text_that_is_no_url_is_one_line_that_never_echoes_it(paigow: Run, tmp_path: Path) -> None:
+    line = _one_line(paigow("report", "--db", "postgresql//casino:s3cret@db-1/paigow"))
+    assert line == (
+        "paigow: not a database URL (--db or PAIGOW_DB): use sqlite:///FILE, "
+        "postgresql+psycopg://USER@HOST:PORT/DB or memory://\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_default_database_is_not_created_by_a_reader(
     paigow: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
