@@ -198,11 +198,30 @@ def test_a_file_that_is_not_a_database_is_one_line(paigow: Run, tmp_path: Path) 
             "paigow recall: --seat: invalid choice 9 (choose from 1, 2, 3, 4, 5, 6); see --help\n",
         ),
         (["report", "--bogus"], "paigow: unrecognized arguments: --bogus; see --help\n"),
+        (  # not a port: the server would wrap it round and listen on another
+            ["serve", "--port", "99999"],
+            "paigow serve: --port: must be a port from 0 to 65535, not '99999'; see --help\n",
+        ),
     ],
 )
 def test_a_bad_option_is_one_line(paigow: Run, argv: list[str], expected: str) -> None:
     done = paigow(*argv)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", expected)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_port_in_use_is_one_line_before_the_store_opens(
+    paigow: Run, tmp_path: Path, workers: str
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        line = _one_line(paigow("serve", "--port", str(port), "--workers", workers))
+    assert line == (
+        f"paigow: cannot listen on 127.0.0.1:{port}: address already in use (--host, --port)\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # no database made for a server that cannot serve
 
 
 def test_verbose_adds_the_traceback(paigow: Run, tmp_path: Path) -> None:

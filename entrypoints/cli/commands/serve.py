@@ -13,6 +13,7 @@ import argparse
 import math
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -27,7 +28,9 @@ def register(subparsers: Any) -> None:
         "--db", metavar="URL", help="database URL (default: $PAIGOW_DB, else sqlite:///paigow.db)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument(
+        "--port", type=_port, default=8000, help="port to listen on (0: any free port)"
+    )
     parser.add_argument(
         "--workers",
         type=_worker_count,
@@ -57,6 +60,24 @@ def register(subparsers: Any) -> None:
 
 _PROCESSES = "must be a whole number of processes from 1, not {text!r}"
 _worker_count = bounded(int, 1, math.inf, _PROCESSES, not_a=_PROCESSES, name="_worker_count")
+_PORTS = "must be a port from 0 to 65535, not {text!r}"
+_port = bounded(int, 0, 65535, _PORTS, not_a=_PORTS, name="_port")
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (taken, no such address), else None: said in
+    one line before the store is opened, instead of the server's own log line after it. The
+    server binds with SO_REUSEADDR, so this probe does too (a port in TIME_WAIT is free)."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = found[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except (OSError, UnicodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        return f"cannot listen on {host}:{port}: {reason.lower()} (--host, --port)"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, settings.log_format or "json")
     if args.write_openapi is not None:
         return _write_openapi(args.write_openapi, settings)
+    refused = _cannot_listen(args.host, args.port)
+    if refused is not None:
+        print(f"paigow: {refused}", file=sys.stderr)
+        return 2
     if args.workers > 1:
         return _run_workers(args, settings)
     import uvicorn
@@ -75,9 +100,15 @@ def run(args: argparse.Namespace) -> int:
 
     serving = Serving(verify=not args.no_verify, read_only=args.read_only)
     app = serve_app(settings, args.db, serving)
-    print(f"paigow: serving on http://{args.host}:{args.port}", file=sys.stderr, flush=True)
+    print(f"paigow: serving on {_address(args)}", file=sys.stderr, flush=True)
     uvicorn.run(app, **_uvicorn_settings(args))
     return 0
+
+
+def _address(args: argparse.Namespace) -> str:
+    """The server's address as a URL (an IPv6 host in brackets)."""
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    return f"http://{host}:{args.port}"
 
 
 def _uvicorn_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -132,7 +163,7 @@ def _run_workers(args: argparse.Namespace, settings: Any) -> int:
     metrics_dir = tempfile.mkdtemp(prefix="paigow-metrics-")
     os.environ[MULTIPROC_DIR] = metrics_dir
     print(
-        f"paigow: serving on http://{args.host}:{args.port} ({args.workers} workers)",
+        f"paigow: serving on {_address(args)} ({args.workers} workers)",
         file=sys.stderr,
         flush=True,
     )
