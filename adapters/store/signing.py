@@ -180,12 +180,29 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         os.unlink(temporary)
 
 
+def read_signer(path: str | Path) -> Signer:
+    """The signing key in a file someone named (``PAIGOW_SIGNING_KEY``, ``--key-file``): a file
+    that cannot be read or holds no Ed25519 private key is one ``StoreError`` line naming it."""
+    try:
+        return Signer.from_file(path)
+    except StoreError:
+        raise
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise StoreError(f"cannot read the signing key {path}: {reason}") from None
+    except (ValueError, TypeError):
+        raise StoreError(
+            f"the signing key {path} holds no Ed25519 private key in PEM form "
+            "(`paigow keys signing create` writes one)"
+        ) from None
+
+
 def configured_signer(signing_key: Signer | str | Path | None) -> Signer | None:
     """The key the caller gave (a signer or a key file; the settings' ``signing_key`` is the
     caller's default), else none."""
     if isinstance(signing_key, Signer):
         return signing_key
-    return Signer.from_file(signing_key) if signing_key is not None else None
+    return read_signer(signing_key) if signing_key is not None else None
 
 
 def sealer_for(database: str | None, signing_key: str | Path | None) -> Signer | None:
@@ -193,7 +210,7 @@ def sealer_for(database: str | None, signing_key: str | Path | None) -> Signer |
     one beside a SQLite file when this user may read it; ``None``: the bundle goes unsealed (the
     audit's report says what that leaves uncovered)."""
     if signing_key:
-        return Signer.from_file(signing_key)
+        return read_signer(signing_key)
     if database:
         private = key_paths(database)[0]
         try:

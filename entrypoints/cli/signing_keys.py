@@ -71,15 +71,9 @@ def _key_file(args: argparse.Namespace) -> Path:
 
 
 def _signer(path: Path) -> Any:
-    from adapters.store.signing import Signer
-    from table_core.ports import StoreError
+    from adapters.store.signing import read_signer
 
-    try:
-        return Signer.from_file(path)
-    except (OSError, ValueError) as error:
-        if isinstance(error, StoreError):
-            raise
-        raise StoreError(f"cannot read the signing key {path}: {error}") from None
+    return read_signer(path)
 
 
 def _new_key(out: str) -> tuple[Any, Path]:

@@ -224,6 +224,30 @@ def test_a_port_in_use_is_one_line_before_the_store_opens(
     assert list(tmp_path.iterdir()) == []  # no database made for a server that cannot serve
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "cannot read the signing key {key}: No such file or directory"),
+        (
+            "not a key\n",
+            "the signing key {key} holds no Ed25519 private key in PEM form "
+            "(`paigow keys signing create` writes one)",
+        ),
+    ],
+)
+def test_a_signing_key_setting_that_cannot_be_read_is_one_line(
+    paigow: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | None, expected: str
+) -> None:
+    key = tmp_path / "signing.pem"
+    if content is not None:
+        key.write_text(content)
+        key.chmod(0o600)
+    monkeypatch.setenv("PAIGOW_SIGNING_KEY", str(key))
+    line = _one_line(paigow("serve", "--port", "0", "--db", "sqlite:///casino.db"))
+    assert line == f"paigow: {expected.format(key=key)}\n"
+    assert not (tmp_path / "casino.db").exists()  # no database made with no key to sign it
+
+
 def test_verbose_adds_the_traceback(paigow: Run, tmp_path: Path) -> None:
     done = paigow("--verbose", "keys", "list", "--db", "sqlite:///casino.db")
     assert done.returncode == 2
