@@ -89,10 +89,13 @@ class SessionSettings:
         return self.bankroll or 100 * (self.wager + self.side_wager) * max(self.players, 2)
 
     def rules(self) -> TableRules:
-        """The table's profile: the House Way, dealer or rotating bank, Fortune with Envy."""
+        """The table's profile: the House Way, dealer or rotating bank, Fortune with Envy; its
+        limits take in the wagers it plays."""
         limits = TableLimits(min_bet=min(1_000, self.wager), max_bet=max(100_000, self.wager))
         side_bets = SideBetRules(offered=frozenset({"fortune"})) if self.fortune else SideBetRules()
-        side_limits = TableLimits(min_bet=min(100, self.side_wager), max_bet=10_000)
+        side_limits = TableLimits(
+            min_bet=min(100, self.side_wager), max_bet=max(10_000, self.side_wager)
+        )
         return TableRules(
             hand=HouseRules(house_way=self.house_way),
             banking=self.banking,

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.projections.books import percent
 from adapters.store import open_store
 from service_layer.held_tables import table_events
@@ -160,6 +162,30 @@ def test_simulate_refuses_what_it_cannot_play(paigow: Run) -> None:
     done = paigow("simulate", "--rounds", "5", "--house-way", "nowhere")
     assert done.returncode == 2
     assert done.stderr.startswith("paigow:") and "nowhere" in done.stderr
+
+
+@pytest.mark.parametrize("option", ["--wager", "--side-wager"])
+def test_a_wager_of_nothing_is_refused_before_any_database(
+    paigow: Run, tmp_path: Path, option: str
+) -> None:
+    done = paigow("simulate", "--rounds", "2", option, "0")
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"paigow simulate: {option}: 0 is below 1; see --help\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fortune_wager_above_the_default_limit_plays_at_a_table_that_takes_it(
+    paigow: Run, tmp_path: Path
+) -> None:
+    _simulate(paigow, "--rounds", "3", "--seed", "5", "--fortune", "--side-wager", "20000")
+    fortune = [
+        e.payload for e in _recorded(tmp_path / "paigow.db", "SIM-1") if e.type == "side_bet_placed"
+    ]
+    assert len(fortune) == 3 * 6 and {f["amount"] for f in fortune} == {20_000}
+    audit = paigow("audit", "verify")
+    assert audit.returncode == 0, audit.stdout + audit.stderr
 
 
 def test_a_newcomers_first_commands_simulate_report_and_audit_all_succeed(paigow: Run) -> None:

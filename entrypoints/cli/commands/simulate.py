@@ -54,9 +54,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--seed", type=int, help="reproducible deck, dice and players (no seed: secure)"
     )
-    parser.add_argument("--wager", type=_count, default=1_000, help="main wager, minor units")
     parser.add_argument(
-        "--side-wager", type=_count, default=500, help="Fortune wager, minor units (500)"
+        "--wager", type=_positive, default=1_000, help="main wager, minor units (1000)"
+    )
+    parser.add_argument(
+        "--side-wager", type=_positive, default=500, help="Fortune wager, minor units (500)"
     )
     parser.add_argument(
         "--player-strategy",
