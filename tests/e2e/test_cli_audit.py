@@ -152,6 +152,10 @@ def test_recall_shows_a_round_as_it_was_played(paigow: Run, night: Path) -> None
         (("audit", "verify", "--db", "x", "--bundle", "y"), "not allowed with argument"),
         (("audit", "recall", "--db", "sqlite:///night.db", "--table", "PG-1", "--round", "77"),
          "has no round 77"),
+        (("audit", "export", "--db", "sqlite:///night.db", "--out", "no-such-folder/b.json"),
+         "paigow audit: --out no-such-folder/b.json: no folder no-such-folder\n"),
+        (("audit", "export", "--db", "sqlite:///night.db", "--out", "."),
+         "paigow audit: --out . is a folder: name the bundle's file\n"),
     ],
 )  # fmt: skip
 def test_bad_usage_exits_2_with_one_line(

@@ -33,6 +33,7 @@ import math
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from entrypoints.cli.audit_follow import register_follow
@@ -279,7 +280,7 @@ def run_witness(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from audit.bundle import export
 
-    problem = _check_range(args)
+    problem = _check_range(args) or _unwritable(Path(args.out))
     if problem:
         return _usage(problem)
     from adapters.store.signing import sealer_for
@@ -303,6 +304,19 @@ def run_export(args: argparse.Namespace) -> int:
         f"{manifest['checkpoints']} checkpoints) to {args.out}; last hash {last.get('hash')}"
     )
     return 0
+
+
+def _unwritable(out: Path) -> str | None:
+    """Why a bundle cannot be written at ``out``, said before the log is read (the bundle is
+    written whole at the end, under a temporary name in the same folder)."""
+    folder = out.parent
+    if out.is_dir():
+        return f"--out {out} is a folder: name the bundle's file"
+    if not folder.is_dir():
+        return f"--out {out}: no folder {folder}"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"--out {out}: the folder {folder} is not writable"
+    return None
 
 
 def run_recall(args: argparse.Namespace) -> int:
