@@ -25,10 +25,12 @@ import bisect
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import Any, get_args
 
 from eventlog.canonical import FAST_DUMPS, canonical_json, loads_json
-from eventlog.system_events import SYSTEM_STREAM
+from eventlog.system_events import SYSTEM_STREAM, SystemEvent
+from table_core.events import EVENT_TYPES
 
 #: The most events one page holds.
 MAX_PAGE = 1000
@@ -47,6 +49,28 @@ def _dumps(value: Any) -> str:
 
 class FeedRefused(Exception):
     """A scope the caller's role may not read (HTTP 403)."""
+
+
+class UnknownEventTypes(ValueError):
+    """A filter naming types no event has (HTTP 422): it would match nothing, for ever."""
+
+
+@cache
+def event_type_names() -> frozenset[str]:
+    """Every event type the log can hold: the tables' and the system stream's."""
+    system = get_args(get_args(SystemEvent)[0])
+    return frozenset(model.model_fields["type"].default for model in (*EVENT_TYPES, *system))
+
+
+def check_types(types: Sequence[str] | None) -> None:
+    """Refuse (``UnknownEventTypes``) a filter with a type no event has: a typo in a table
+    system's filter is said at once rather than answered by a feed that stays empty."""
+    unknown = [t for t in types or () if t not in event_type_names()]
+    if unknown:
+        raise UnknownEventTypes(
+            f"unknown event type{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}: docs/events.md lists every type"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +107,9 @@ def scope_for(
     role: str, table_ids: Sequence[str] | None = None, types: Sequence[str] | None = None
 ) -> FeedScope:
     """The scope of a reader of ``role`` asking for ``table_ids`` and ``types`` (``None``:
-    all). A dealer asking for the ``system`` stream is refused (``FeedRefused``)."""
+    all). A dealer asking for the ``system`` stream is refused (``FeedRefused``), a type no
+    event has too (``UnknownEventTypes``)."""
+    check_types(types)
     streams = None if table_ids is None else tuple(table_ids)
     chosen = None if types is None else tuple(types)
     if role in EVERY_STREAM_ROLES:

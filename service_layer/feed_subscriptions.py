@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from adapters.store.subscriptions import Subscription, Subscriptions
-from service_layer.feed import FeedScope, scope_for
+from service_layer.feed import FeedScope, UnknownEventTypes, check_types, scope_for
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 _NAME = re.compile(NAME_PATTERN)
@@ -47,6 +47,10 @@ def create(
         raise SubscriptionError(422, f"a subscription's name matches {NAME_PATTERN}")
     if after > head:
         raise SubscriptionError(422, f"position {after} is past the log's head ({head})")
+    try:
+        check_types(types)
+    except UnknownEventTypes as error:
+        raise SubscriptionError(422, str(error)) from None
     subscription = Subscription(
         name,
         None if types is None else tuple(types),

@@ -41,6 +41,7 @@ from service_layer.feed import (
     FeedPage,
     FeedRefused,
     FeedScope,
+    UnknownEventTypes,
     event_lines,
     page_json,
     scope_for,
@@ -249,10 +250,17 @@ def _stop_on_server_exit() -> None:
 
 
 def _scope(key: ApiKey, table_id: list[str] | None, types: list[str] | None) -> FeedScope:
+    return _scoped(lambda: scope_for(key.role, split_list(table_id), split_list(types)))
+
+
+def _scoped(make: Callable[[], FeedScope]) -> FeedScope:
+    """The scope ``make`` returns, or its refusal: 403 for the role, 422 for an unknown type."""
     try:
-        return scope_for(key.role, split_list(table_id), split_list(types))
+        return make()
     except FeedRefused as error:
         raise ApiProblem(403, "forbidden", str(error)) from None
+    except UnknownEventTypes as error:
+        raise ApiProblem(422, "invalid_request", str(error)) from None
 
 
 def _resume(after: int, last_event_id: str | None) -> int:
@@ -371,10 +379,7 @@ async def _subscription_answer(
 ) -> Response:
     found = await run_in_threadpool(_run, subs.find, state.subscriptions, name)
     start = found.position if after is None else after
-    try:
-        scope = subs.scope_of(found, key.role)
-    except FeedRefused as error:
-        raise ApiProblem(403, "forbidden", str(error)) from None
+    scope = _scoped(lambda: subs.scope_of(found, key.role))
     return await _answer(request, state, _resume(start, last_event_id), limit, scope)
 
 

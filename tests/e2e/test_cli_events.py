@@ -66,6 +66,13 @@ def test_once_gives_the_feeds_events_filtered_and_resumed(
     assert system and {e["stream_id"] for e in system} == {"system"}
     table = _lines(paigow("events", "follow", "--db", url, "--once", "--table", TABLE).stdout)
     assert table == [e for e in every if e["stream_id"] == TABLE]
+    typo = paigow("events", "follow", "--db", url, "--types", "bet_placed,bet_plased")
+    assert (typo.returncode, typo.stdout, typo.stderr) == (
+        2,
+        "",
+        "paigow events follow: --types: unknown event type 'bet_plased': "
+        "docs/events.md lists every type\n",
+    )  # said at once, not a follower waiting for ever on a filter that never matches
     finish_round(api)
 
 

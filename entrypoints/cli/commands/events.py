@@ -71,10 +71,14 @@ def run_follow(args: argparse.Namespace) -> int:
     from adapters.projections import opened
     from adapters.store.feed_listen import listener_for
     from entrypoints.cli.commands.report import _url
-    from service_layer.feed import Feed, event_lines, scope_for, split_list
+    from service_layer.feed import Feed, UnknownEventTypes, event_lines, scope_for, split_list
 
     # The floor's scope (every stream): the database login, not a role, says what it may read.
-    scope = scope_for("floor", split_list(args.table), split_list(args.types))
+    try:
+        scope = scope_for("floor", split_list(args.table), split_list(args.types))
+    except UnknownEventTypes as error:
+        print(f"paigow events follow: --types: {error}", file=sys.stderr)
+        return 2
     with opened(_url(args), create=False) as store:
         feed = Feed(store)
         make_listener = None if args.once else listener_for(store)

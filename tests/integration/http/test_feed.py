@@ -99,6 +99,14 @@ def test_filters_and_where_the_next_page_starts(api: Api) -> None:
     assert [e["position"] for e in first["events"]] == [1, 2] and first["next_after"] == 2
     assert api.get("floor", "/events?limit=0").status_code == 422
     assert api.get("floor", "/events?after=-1").status_code == 422
+    typo = api.get("floor", "/events?types=player_seated,round_setled")  # a filter never matching
+    assert (typo.status_code, typo.json()) == (
+        422,
+        {
+            "error": "invalid_request",
+            "message": "unknown event type 'round_setled': docs/events.md lists every type",
+        },
+    )
 
 
 @pytest.mark.parametrize("role", ["cage", "count", "security"])

@@ -51,6 +51,11 @@ def test_make_read_acknowledge_list_and_delete(sql_api: Api) -> None:
     assert make(api, {"name": "cage-system"}).status_code == 409
     assert make(api, {"name": "bad name"}).status_code == 422
     assert make(api, {"name": "future", "after": head + 1}).status_code == 422
+    typo = make(api, {"name": "settled", "types": ["round_setled"]})
+    assert (typo.status_code, typo.json()["message"]) == (
+        422,
+        "unknown event type 'round_setled': docs/events.md lists every type",
+    )
     assert make(api, {"name": "x", "after": "1"}).status_code == 422  # strict JSON
     assert make(api, {"name": "mine"}, role="dealer").status_code == 403
     # Its events: its own filter, after its acknowledged position (JSON page).
