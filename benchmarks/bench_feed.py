@@ -229,7 +229,7 @@ def head(base: str, token: str) -> int:
     host, port = base.removeprefix("http://").split(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
     auth = {"Authorization": f"Bearer {token}"}
-    connection.request("GET", "/events?limit=1&types=none", headers=auth)
+    connection.request("GET", "/events?limit=1", headers=auth)  # a page carries the head
     found = int(json.loads(connection.getresponse().read())["head"])
     connection.close()
     return found

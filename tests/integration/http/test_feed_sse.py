@@ -193,7 +193,7 @@ def test_heartbeats_keep_a_quiet_connection(db_url: str, monkeypatch: pytest.Mon
             connection = http.client.HTTPConnection(host, int(port), timeout=10)
             connection.request(
                 "GET",
-                "/events?types=no_such_type",
+                "/events?types=dispute_opened",  # a type no event of this log has
                 headers={
                     "Authorization": f"Bearer {api.tokens['auditor']}",
                     "Accept": "text/event-stream",
@@ -203,8 +203,11 @@ def test_heartbeats_keep_a_quiet_connection(db_url: str, monkeypatch: pytest.Mon
             started = time.monotonic()
             beats = 0
             lines = []
+            assert response.status == 200
             while beats < 3:
-                line = response.readline().decode().rstrip("\n")
+                raw = response.readline()
+                assert raw, f"the stream ended after {lines!r}"
+                line = raw.decode().rstrip("\n")
                 lines.append(line)
                 beats += line == ": heartbeat"
             connection.close()
