@@ -193,6 +193,9 @@ def _check_revision(engine: Engine, url: URL) -> None:
             f"{shown} has tables but no schema revision: its creation was killed half-way; "
             "move it away (it was never usable) and start again"
         )
+    newer = migrate.newer_than_code(current, url)
+    if newer is not None:
+        raise newer
     if current != head:
         raise StoreError(
             f"the database schema is at {current or 'nothing'}, this code needs {head}: "

@@ -49,13 +49,31 @@ def alembic_config(
 
 
 @functools.cache
-def head_revision() -> str:
-    # Once a process: every store opened checks it, and reading the revisions' files costs
+def _script() -> ScriptDirectory:
+    # Once a process: every store opened checks the revisions, and reading their files costs
     # ~10-20 ms; they are this code's own (a new release is a new process).
-    heads = ScriptDirectory.from_config(alembic_config()).get_heads()
+    return ScriptDirectory.from_config(alembic_config())
+
+
+def head_revision() -> str:
+    heads = _script().get_heads()
     if len(heads) != 1:
         raise RuntimeError(f"migrations must have exactly one head, found {heads}")
-    return heads[0]
+    return str(heads[0])
+
+
+def newer_than_code(revision: str | None, url: str | URL) -> StoreError | None:
+    """The refusal for a database whose schema revision this code does not know: a newer
+    release upgraded it (a schema is never taken back down), so running ``db upgrade`` with
+    this code cannot help; None for a revision this code knows, or none."""
+    if revision is None or revision in {r.revision for r in _script().walk_revisions()}:
+        return None
+    shown = make_url(url).render_as_string(hide_password=True)
+    return StoreError(
+        f"{shown}: the database schema is at {revision}, which this code does not know (its "
+        f"newest is {head_revision()}): a newer release upgraded it; run that release, as "
+        "schemas are never taken back down"
+    )
 
 
 def current_revision(connection: Connection) -> str | None:
@@ -89,6 +107,9 @@ def _upgrade(url: str, pg_roles: PgRoles | None = None) -> str:
                     f"{shown} has tables but no schema revision: its creation was killed "
                     "half-way; move it away (it was never usable) and start again"
                 )
+            newer = newer_than_code(current_revision(connection), url)
+            if newer is not None:
+                raise newer
             command.upgrade(alembic_config(connection=connection, pg_roles=pg_roles), "head")
             revision = current_revision(connection)
     finally:

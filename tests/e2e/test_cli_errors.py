@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 import shlex
 import socket
+import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from adapters.store.migrate import head_revision
 from tests.e2e.conftest import Run
 
 #: Every command that opens a database, with what else it needs to get that far.
@@ -132,6 +134,30 @@ def test_db_upgrade_creates_the_database_and_its_key_readers_then_open(
     listed = paigow("keys", "list", "--db", "sqlite:///casino.db")
     assert (listed.returncode, listed.stdout, listed.stderr) == (0, "", "")
     assert (tmp_path / keys[0]).read_bytes() == private
+
+
+@pytest.mark.parametrize("name", ["report", "db upgrade", "serve", "keys list"])
+def test_a_database_a_newer_release_upgraded_is_one_line_saying_so(
+    paigow: Run, tmp_path: Path, name: str
+) -> None:
+    """A release rolled back after its upgrade: `db upgrade` cannot help, and says so."""
+    made = paigow("db", "upgrade", "--db", "sqlite:///casino.db")
+    assert made.returncode == 0, made.stderr
+    with sqlite3.connect(tmp_path / "casino.db") as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0099_newer_release'")
+    before = _rows(tmp_path / "casino.db")
+    line = _one_line(paigow(*COMMANDS[name], "--db", "sqlite:///casino.db"))
+    assert line == (
+        "paigow: sqlite:///casino.db: the database schema is at 0099_newer_release, which this "
+        f"code does not know (its newest is {head_revision()}): a newer release upgraded it; "
+        "run that release, as schemas are never taken back down\n"
+    )
+    assert _rows(tmp_path / "casino.db") == before  # nothing written
+
+
+def _rows(path: Path) -> list[str]:
+    with sqlite3.connect(path) as connection:
+        return list(connection.iterdump())
 
 
 def test_a_missing_postgresql_database_says_how_to_make_one(paigow: Run) -> None:
