@@ -125,20 +125,19 @@ def _keep_a_security_key(keys: Any, key_id: str, new_role: str | None = None) ->
         raise DomainError(f"key {key_id} is the last active security key: create another one first")
 
 
-def _write_token(path: str, token: str) -> None:
-    """The token in a new file only its owner can read; never over an existing file."""
+def _token_file(path: str) -> int:
+    """A new file only its owner can read, opened before the key is made, so that a path that
+    cannot be written leaves no key in the log whose token nobody holds; never an existing file."""
     import os
 
     from table_core.errors import DomainError
 
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise DomainError(f"{path} exists: a key file is never overwritten") from None
     except OSError as error:
         raise DomainError(f"cannot write {path}: {error.strerror}") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(token + "\n")
 
 
 def run_create(args: argparse.Namespace) -> int:
@@ -153,18 +152,25 @@ def run_create(args: argparse.Namespace) -> int:
     store, keys = _open(args, writing=True)
     try:
         by = _creator(store, keys, args)
+        out = _token_file(args.out) if args.out else None
         # The default actor names the role and a random suffix, so two keys never share one.
         actor = args.actor or f"{args.role}-{secrets.token_hex(3)}"
         try:
             key, token = keys.create(actor, args.role, system_clock(), by=by)
-        except ValueError as error:
-            print(f"paigow: {error}", file=sys.stderr)
-            return 2
+        except BaseException as error:
+            if out is not None:  # no key made: no file left for it
+                os.close(out)
+                os.unlink(args.out)
+            if isinstance(error, ValueError):
+                print(f"paigow: {error}", file=sys.stderr)
+                return 2
+            raise
     finally:
         store.close()
     line = {"key_id": key.key_id, "actor": key.actor_id, "role": key.role}
-    if args.out:
-        _write_token(args.out, token)
+    if out is not None:
+        with os.fdopen(out, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
         print(json.dumps({**line, "key_file": args.out}))
         return 0
     print(json.dumps({**line, "token": token}))

@@ -56,6 +56,23 @@ def test_create_list_and_revoke_a_key(paigow: Run, tmp_path: Path) -> None:
     assert [r["revoked_at"] is not None for r in rows if r["key_id"] == key["key_id"]] == [True]
 
 
+def test_a_key_file_that_cannot_be_written_leaves_no_key_behind(
+    paigow: Run, tmp_path: Path
+) -> None:
+    """The file is opened before the key is made: a token nobody holds never enters the log."""
+    _, sec = _bootstrap(paigow)
+    before = paigow("keys", "list", "--db", DB).stdout
+    refused = paigow(
+        "keys", "create", "--role", "floor", "--out", "no-such-folder/floor.key", "--db", DB, *sec
+    )
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        2,
+        "",
+        "paigow: cannot write no-such-folder/floor.key: No such file or directory\n",
+    )
+    assert paigow("keys", "list", "--db", DB).stdout == before
+
+
 def test_the_first_key_is_a_security_key_and_then_keys_need_one(paigow: Run) -> None:
     """The bootstrap: no key yet, a security key is made without one; from then on every change
     of keys acts as a security key, and the last one is kept."""
