@@ -180,6 +180,29 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         os.unlink(temporary)
 
 
+def write_public_key(path: str | Path, pem: bytes) -> bool:
+    """The public key ``pem`` to a NEW file (mode 0644, whole or not at all); a file already
+    holding exactly it is left as it is (``False``: nothing written). Anything else there, a
+    private key above all, is never written over: one ``StoreError`` line."""
+    path = Path(path)
+    try:
+        if path.read_bytes() == pem:
+            return False
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        raise StoreError(f"cannot write {path}: {error.strerror}") from None
+    else:
+        raise StoreError(f"{path} exists and holds something else: a key file is never overwritten")
+    try:
+        _write_new(path, pem, 0o644)
+    except FileExistsError:
+        raise StoreError(f"{path} exists: a key file is never overwritten") from None
+    except OSError as error:
+        raise StoreError(f"cannot write {path}: {error.strerror}") from None
+    return True
+
+
 def read_signer(path: str | Path) -> Signer:
     """The signing key in a file someone named (``PAIGOW_SIGNING_KEY``, ``--key-file``): a file
     that cannot be read or holds no Ed25519 private key is one ``StoreError`` line naming it."""

@@ -145,7 +145,9 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export_public(args: argparse.Namespace) -> int:
     pem = _signer(_key_file(args)).public_pem()
     if args.out:
-        Path(args.out).write_bytes(pem)
+        from adapters.store.signing import write_public_key
+
+        write_public_key(args.out, pem)
     else:
         sys.stdout.write(pem.decode())
     return 0

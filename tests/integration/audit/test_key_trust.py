@@ -221,6 +221,22 @@ def test_signing_key_commands(tmp_path: Path, capsys: Any) -> None:
     assert json.loads(out)["public_key"] == made["public_key"]
     status, out, _ = _run(capsys, "keys", "signing", "export-public", "--key", str(path))
     assert out.encode() == Path(f"{path}.pub").read_bytes()
+    # To a file: a new one, or one holding that very key; never over the private key (a typo).
+    private = path.read_bytes()
+    status, out, err = _run(
+        capsys, "keys", "signing", "export-public", "--key", str(path), "--out", str(path)
+    )
+    assert (status, err) == (
+        2,
+        f"paigow: {path} exists and holds something else: a key file is never overwritten\n",
+    )
+    assert path.read_bytes() == private
+    for target in (tmp_path / "regulator.pub", Path(f"{path}.pub")):
+        status, out, err = _run(
+            capsys, "keys", "signing", "export-public", "--key", str(path), "--out", str(target)
+        )
+        assert (status, out, err) == (0, "", "")
+        assert target.read_bytes() == Path(f"{path}.pub").read_bytes()
     status, out, err = _run(capsys, "keys", "signing", "create", "--out", str(path))
     assert (status, err) == (
         2,
