@@ -152,12 +152,15 @@ def export(
     through_position: int | None = None,
     dispute: str | None = None,
     sealer: Sealer | None = None,
+    replace_bundle: bool = False,
 ) -> dict[str, Any]:
     """Write the bundle of the database at ``url`` to ``out`` (atomically) and answer its
     manifest; the key is ``sources.public_key_for``'s (else the sealer's). ``extra``: more
     manifest entries, carried as given. ``through_position``: the whole log up to that global
     position only (a purge's archive, R18). ``dispute``: a dispute's bundle (R17,
-    ``bundle_dispute``). ``sealer``: seal the manifest (``bundle_checks``)."""
+    ``bundle_dispute``). ``sealer``: seal the manifest (``bundle_checks``). ``replace_bundle``:
+    an earlier bundle at ``out`` may be replaced (``target_problem``)."""
+    _refuse_target(out, replace_bundle)
     connection, mark, shown = connect(url)
     try:
         key = public_key_for(log_url(url), public_key, signing_key)
@@ -231,6 +234,7 @@ def export(
                 signer, signature = sealer.seal_bundle(manifest_digest(manifest))
                 manifest["seal"] = {"key_id": signer, "signature": signature}
             body.seek(0)
+            _refuse_target(target, replace_bundle)  # nothing appeared there meanwhile
             _write_atomically(target, _line("manifest", manifest), body)
         return manifest
     finally:
@@ -239,6 +243,44 @@ def export(
 
 def _line(kind: str, value: Any) -> str:
     return json.dumps({kind: value}, separators=(",", ":"), ensure_ascii=True) + "\n"
+
+
+def target_problem(out: str | Path, *, replace_bundle: bool = False) -> str | None:
+    """Why a bundle may not be written at ``out``, else None. The bundle is renamed over ``out``
+    once whole, so a file there is replaced only when it is empty (a name made for it) or, with
+    ``replace_bundle``, an earlier bundle: never anything else (the database itself, a key, the
+    archive of a purge, whose events are nowhere else)."""
+    target = Path(out)
+    if target.is_dir():
+        return f"{target} is a folder: name the bundle's file"
+    if not target.parent.is_dir():
+        return f"{target}: no folder {target.parent}"
+    if not os.access(target.parent, os.W_OK | os.X_OK):
+        return f"{target}: the folder {target.parent} is not writable"
+    try:
+        if target.stat().st_size == 0 or (replace_bundle and _is_bundle(target)):
+            return None
+    except FileNotFoundError:
+        return None
+    if replace_bundle:
+        return f"{target} exists and is no audit bundle: a bundle never replaces another file"
+    return f"{target} exists: this bundle never replaces a file (name a new one)"
+
+
+def _refuse_target(out: str | Path, replace_bundle: bool) -> None:
+    problem = target_problem(out, replace_bundle=replace_bundle)
+    if problem is not None:
+        raise AuditUsageError(problem)
+
+
+def _is_bundle(path: Path) -> bool:
+    """Whether ``path`` starts with a bundle's manifest line."""
+    try:
+        with path.open("rb") as handle:
+            manifest = json.loads(handle.readline(1 << 20))["manifest"]
+        return isinstance(manifest, dict) and manifest.get("format") == FORMAT
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def _write_atomically(target: Path, head: str, body: TextIO) -> None:

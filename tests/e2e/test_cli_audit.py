@@ -117,6 +117,9 @@ def test_a_bundle_verifies_without_the_database_and_fails_once_edited(
                   "--out", "pg1.bundle")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("exported ")
+    again = paigow("audit", "export", "--db", "sqlite:///night.db", "--table", "PG-1",
+                   "--out", "pg1.bundle")  # fmt: skip
+    assert (again.returncode, again.stdout) == (0, done.stdout)  # an earlier bundle is replaced
     night.unlink()  # no database any more: the bundle is all there is
     checked = paigow("audit", "verify", "--bundle", "pg1.bundle")
     assert checked.returncode == 0, checked.stdout
@@ -156,6 +159,9 @@ def test_recall_shows_a_round_as_it_was_played(paigow: Run, night: Path) -> None
          "paigow audit: --out no-such-folder/b.json: no folder no-such-folder\n"),
         (("audit", "export", "--db", "sqlite:///night.db", "--out", "."),
          "paigow audit: --out . is a folder: name the bundle's file\n"),
+        (("audit", "export", "--db", "sqlite:///night.db", "--out", "night.db"),  # a typo
+         "paigow audit: --out night.db exists and is no audit bundle: a bundle never replaces "
+         "another file\n"),
     ],
 )  # fmt: skip
 def test_bad_usage_exits_2_with_one_line(

@@ -124,6 +124,18 @@ def test_once_the_log_itself_is_past_retention_the_purge_runs_and_audits_ok(
     finally:
         store.close()
     through = _old_end(night)
+    # An archive of an earlier purge under the same name: its events are nowhere else, so a new
+    # archive never replaces it, and nothing is purged.
+    (tmp_path / "a.jsonl").write_text('{"manifest": {"format": "paigow-audit-bundle"}}\n')
+    before = _events(night)
+    status, stdout, stderr = _purge(paigow, through)
+    assert (status, stdout, stderr) == (
+        2,
+        "",
+        "paigow: a.jsonl exists: this bundle never replaces a file (name a new one)\n",
+    )
+    assert _events(night) == before
+    (tmp_path / "a.jsonl").unlink()
     status, stdout, stderr = _purge(paigow, through)
     assert status == 0, stderr
     done = json.loads(stdout)

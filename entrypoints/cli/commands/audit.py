@@ -33,7 +33,6 @@ import math
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from entrypoints.cli.audit_follow import register_follow
@@ -278,9 +277,10 @@ def run_witness(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from audit.bundle import export
+    from audit.bundle import export, target_problem
 
-    problem = _check_range(args) or _unwritable(Path(args.out))
+    unwritable = target_problem(args.out, replace_bundle=True)
+    problem = _check_range(args) or (unwritable and f"--out {unwritable}")
     if problem:
         return _usage(problem)
     from adapters.store.signing import sealer_for
@@ -296,6 +296,7 @@ def run_export(args: argparse.Namespace) -> int:
         public_key=args.public_key or public_key_setting(args),
         signing_key=signing_key,
         sealer=sealer_for(sqlite_file, signing_key),
+        replace_bundle=True,  # a nightly export may keep one name
     )
     counts = manifest["counts"]
     last = manifest["last"] or {}
@@ -304,19 +305,6 @@ def run_export(args: argparse.Namespace) -> int:
         f"{manifest['checkpoints']} checkpoints) to {args.out}; last hash {last.get('hash')}"
     )
     return 0
-
-
-def _unwritable(out: Path) -> str | None:
-    """Why a bundle cannot be written at ``out``, said before the log is read (the bundle is
-    written whole at the end, under a temporary name in the same folder)."""
-    folder = out.parent
-    if out.is_dir():
-        return f"--out {out} is a folder: name the bundle's file"
-    if not folder.is_dir():
-        return f"--out {out}: no folder {folder}"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"--out {out}: the folder {folder} is not writable"
-    return None
 
 
 def run_recall(args: argparse.Namespace) -> int:
