@@ -18,6 +18,7 @@ from typing import Any
 from entrypoints.cli.progress import Progress
 from service_layer.house_way_certificates import (
     ALL_HANDS,
+    FORMAT,
     PARTS_PER_JOB,
     WaySource,
     certify,
@@ -69,7 +70,34 @@ def register_verbs(verbs: Any, positive: Callable[[str], int]) -> None:
     diff.set_defaults(handler=run_diff)
 
 
+def certificate_problem(out: Path) -> str | None:
+    """Why the certificate (``out``) and its summary (``out`` with ``.txt``) may not be written
+    there, said before the hour of work: each replaces only an earlier one of its kind."""
+    summary = out.with_suffix(".txt")
+    if out == summary:
+        return f"--certificate {out}: name it .json, its summary goes beside it as .txt"
+    if out.is_dir():
+        return f"--certificate {out} is a folder: name the certificate's file"
+    if not out.parent.is_dir():
+        return f"--certificate {out}: no folder {out.parent}"
+    for path, kind, starts in ((out, "certificate", f'  "format": "{FORMAT}"'),
+                               (summary, "certificate's summary", "House Way "),):  # fmt: skip
+        try:
+            head = path.read_text(encoding="utf-8", errors="replace")[:200]
+        except FileNotFoundError:
+            continue
+        except OSError as error:
+            return f"--certificate {out}: cannot read {path}: {error.strerror}"
+        if not any(line.startswith(starts) for line in head.splitlines()[:2]):
+            return f"{path} exists and is no House Way {kind}: it is never written over"
+    return None
+
+
 def run_certify(args: argparse.Namespace) -> int:
+    if args.certificate:
+        problem = certificate_problem(Path(args.certificate))
+        if problem is not None:
+            raise ConfigurationError(problem)
     source = source_for(args.file)
     progress = Progress(ALL_HANDS, f"certify {source.name}")
     done = certify(source, args.jobs, progress.update)

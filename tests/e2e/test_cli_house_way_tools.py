@@ -7,6 +7,8 @@ from pathlib import Path
 
 from tests.e2e.conftest import Run
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def test_a_file_that_is_not_there_is_one_line(paigow: Run) -> None:
     done = paigow("house-way", "certify", "bellagio.toml")
@@ -49,3 +51,29 @@ def test_edge_measures_the_casinos_way_and_optimal_play(paigow: Run) -> None:
         assert row["rounds"] == 3000 and row["party"] == "player"
         low, high = row["edge_ci95"]
         assert low < row["edge"] < high
+
+
+def test_a_certificate_never_writes_over_another_file(paigow: Run, tmp_path: Path) -> None:
+    """Refused before the hour of work: the certificate and its summary replace only their own
+    kind, so a typo cannot turn the House Way file itself into a certificate."""
+    way = tmp_path / "lakeside.toml"
+    way.write_text((ROOT / "table_core/house_ways/fr.toml").read_text())
+    (tmp_path / "notes.txt").write_text("the pit's notes\n")
+    refusals = {
+        "lakeside.toml": "paigow: lakeside.toml exists and is no House Way certificate: it is "
+        "never written over\n",
+        "notes.json": "paigow: notes.txt exists and is no House Way certificate's summary: it "
+        "is never written over\n",
+        "c.txt": "paigow: --certificate c.txt: name it .json, its summary goes beside it as .txt\n",
+        "no-folder/c.json": "paigow: --certificate no-folder/c.json: no folder no-folder\n",
+    }
+    for out, line in refusals.items():
+        done = paigow("house-way", "certify", "lakeside.toml", "--certificate", out)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", line)
+    assert way.read_text() == (ROOT / "table_core/house_ways/fr.toml").read_text()
+
+
+def test_an_earlier_certificate_and_its_summary_may_be_replaced() -> None:
+    from entrypoints.cli.house_way_checks import certificate_problem
+
+    assert certificate_problem(ROOT / "docs/house-way-certificates/fr.json") is None
