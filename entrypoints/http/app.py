@@ -110,4 +110,20 @@ def openapi_text(app: FastAPI) -> str:
 
 
 def write_openapi(app: FastAPI, path: Path) -> None:
-    path.write_text(openapi_text(app), encoding="utf-8")
+    """The document to ``path``: a new file, or one holding an earlier document (``docs/openapi
+    .json``); never over anything else (a typo naming the database)."""
+    from table_core.ports import StoreError
+
+    refusal = f"{path} exists and is no OpenAPI document: it is never written over"
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        earlier = {"openapi": None}
+    except (OSError, ValueError):
+        raise StoreError(refusal) from None
+    if not isinstance(earlier, dict) or "openapi" not in earlier:
+        raise StoreError(refusal)
+    try:
+        path.write_text(openapi_text(app), encoding="utf-8")
+    except OSError as error:
+        raise StoreError(f"cannot write {path}: {error.strerror}") from None

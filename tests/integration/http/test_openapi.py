@@ -7,7 +7,10 @@ import json
 import re
 from pathlib import Path
 
-from entrypoints.http.app import openapi_text
+import pytest
+
+from entrypoints.http.app import openapi_text, write_openapi
+from table_core.ports import StoreError
 from tests.integration.http.conftest import Api
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "openapi.json"
@@ -18,6 +21,19 @@ def test_docs_openapi_json_is_the_served_document(api: Api) -> None:
     assert DOC.read_text(encoding="utf-8") == openapi_text(app), (  # type: ignore[arg-type]
         "docs/openapi.json is stale: run `paigow serve --write-openapi docs/openapi.json`"
     )
+
+
+def test_the_document_replaces_only_an_earlier_document(api: Api, tmp_path: Path) -> None:
+    app = api.client.app
+    database = tmp_path / "casino.db"
+    database.write_bytes(b"SQLite format 3\x00")  # a typo naming the database
+    with pytest.raises(StoreError, match=r"casino\.db exists and is no OpenAPI document"):
+        write_openapi(app, database)  # type: ignore[arg-type]
+    assert database.read_bytes() == b"SQLite format 3\x00"
+    earlier = tmp_path / "openapi.json"
+    earlier.write_text('{"openapi": "3.1.0"}')
+    write_openapi(app, earlier)  # type: ignore[arg-type]
+    assert earlier.read_text(encoding="utf-8") == openapi_text(app)  # type: ignore[arg-type]
 
 
 def test_every_command_documents_its_key_header_and_errors(api: Api) -> None:
