@@ -49,6 +49,8 @@ def load(path: str | Path) -> list[tuple[Any, ...]]:
                 entries.append(entry)
     except OSError as error:
         raise AuditUsageError(f"cannot read the witness {target}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise AuditUsageError(f"{target} is not a witness file: it is not text") from None
     return entries
 
 

@@ -189,6 +189,14 @@ def test_an_older_copy_of_the_database_lacks_a_witnessed_checkpoint(
     size = witness.stat().st_size
     assert main(["audit", "witness", "--db", casino.url, "--out", str(witness)]) == 1
     assert witness.stat().st_size == size
+    # A witness file named by a typo (a SQLite database) is refused, and left as it was.
+    database = tmp_path / "casino.db"
+    database.write_bytes(b"SQLite format 3\x00\x10\x00\x02\x02\x00@  \x00\x00\x00\xec")
+    before = database.read_bytes()
+    capsys.readouterr()
+    assert main(["audit", "witness", "--db", casino.url, "--out", str(database)]) == 2
+    assert capsys.readouterr().err == f"paigow: {database} is not a witness file: it is not text\n"
+    assert database.read_bytes() == before
 
 
 def test_the_last_20_rounds_cut_with_their_checkpoints_fail_against_the_witness(
