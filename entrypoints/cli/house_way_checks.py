@@ -83,7 +83,8 @@ def certificate_problem(out: Path) -> str | None:
     for path, kind, starts in ((out, "certificate", f'  "format": "{FORMAT}"'),
                                (summary, "certificate's summary", "House Way "),):  # fmt: skip
         try:
-            head = path.read_text(encoding="utf-8", errors="replace")[:200]
+            with path.open("r", encoding="utf-8", errors="replace") as handle:
+                head = handle.read(200)
         except FileNotFoundError:
             continue
         except OSError as error:
