@@ -41,9 +41,9 @@ small decks, and `tests/unit/house_ways/test_certify.py` a broken file's failure
 earlier certificate or summary: any other file there (the House Way file itself, by a typo), a
 missing folder or an `OUT` ending in `.txt` is refused in one line before the hands are counted.
 Nothing in it depends on the run, so one file always gives the same certificate, byte for byte:
-its SHA-256 names it. The certificates of the four built-in files are in [house-way-certificates](house-way-certificates/)
-(`fr.json`, `es.json`, `trump_plaza.json`, `foxwoods.json`, each with its `.txt`); how long a
-certification takes is in [benchmarks/README.md](../benchmarks/README.md).
+its SHA-256 names it. The certificates of the four built-in files are in
+[house-way-certificates](house-way-certificates/) (`fr.json`, `es.json`, `trump_plaza.json`,
+`foxwoods.json`, each with its `.txt`); how long a certification takes is in [benchmarks/README.md](../benchmarks/README.md).
 
 ### Diff
 
