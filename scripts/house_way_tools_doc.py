@@ -43,7 +43,8 @@ missing folder or an `OUT` ending in `.txt` is refused in one line before the ha
 Nothing in it depends on the run, so one file always gives the same certificate, byte for byte:
 its SHA-256 names it. The certificates of the four built-in files are in
 [house-way-certificates](house-way-certificates/) (`fr.json`, `es.json`, `trump_plaza.json`,
-`foxwoods.json`, each with its `.txt`); how long a certification takes is in [benchmarks/README.md](../benchmarks/README.md).
+`foxwoods.json`, each with its `.txt`); how long a certification takes is in
+[benchmarks/README.md](../benchmarks/README.md).
 
 ### Diff
 
