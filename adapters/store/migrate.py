@@ -86,6 +86,23 @@ def half_made(connection: Connection) -> bool:
     return current_revision(connection) is None and inspect(connection).has_table("events")
 
 
+def someone_elses(connection: Connection, url: str) -> StoreError | None:
+    """The refusal for a database with no schema revision that holds tables already: another
+    application's (a wrong name), where the log would be kept, backed up and granted as that
+    application's; None for an empty one or one of ours."""
+    if current_revision(connection) is not None:
+        return None
+    tables = sorted(inspect(connection).get_table_names())
+    if not tables:
+        return None
+    shown = make_url(url).render_as_string(hide_password=True)
+    named = ", ".join(tables[:3]) + (f" and {len(tables) - 3} more" if len(tables) > 3 else "")
+    return StoreError(
+        f"{shown} holds tables of another application ({named}) and no paigow schema: the event "
+        "store keeps a database of its own; name a new one (nothing was written)"
+    )
+
+
 def upgrade(url: str, pg_roles: PgRoles | None = None) -> str:
     """Bring the database at ``url`` to the head revision; returns that revision. A new SQLite
     file is created atomically (:func:`create_sqlite`). ``pg_roles``: as :func:`alembic_config`."""
@@ -107,9 +124,11 @@ def _upgrade(url: str, pg_roles: PgRoles | None = None) -> str:
                     f"{shown} has tables but no schema revision: its creation was killed "
                     "half-way; move it away (it was never usable) and start again"
                 )
-            newer = newer_than_code(current_revision(connection), url)
-            if newer is not None:
-                raise newer
+            refused = newer_than_code(current_revision(connection), url) or someone_elses(
+                connection, url
+            )
+            if refused is not None:
+                raise refused
             command.upgrade(alembic_config(connection=connection, pg_roles=pg_roles), "head")
             revision = current_revision(connection)
     finally:

@@ -155,6 +155,22 @@ def test_a_database_a_newer_release_upgraded_is_one_line_saying_so(
     assert _rows(tmp_path / "casino.db") == before  # nothing written
 
 
+def test_db_upgrade_does_not_move_into_another_applications_database(
+    paigow: Run, tmp_path: Path
+) -> None:
+    with sqlite3.connect(tmp_path / "loyalty.db") as connection:
+        connection.execute("CREATE TABLE members (card TEXT, points INTEGER)")
+        connection.execute("INSERT INTO members VALUES ('CARD-1', 1200)")
+    before = _rows(tmp_path / "loyalty.db")
+    line = _one_line(paigow("db", "upgrade", "--db", "sqlite:///loyalty.db"))
+    assert line == (
+        "paigow: sqlite:///loyalty.db holds tables of another application (members) and no "
+        "paigow schema: the event store keeps a database of its own; name a new one (nothing "
+        "was written)\n"
+    )
+    assert _rows(tmp_path / "loyalty.db") == before
+
+
 def _rows(path: Path) -> list[str]:
     with sqlite3.connect(path) as connection:
         return list(connection.iterdump())

@@ -71,6 +71,16 @@ def test_postgresql_upgrades_from_empty_to_the_models(pg_url_empty: str) -> None
     assert tables >= set(APPEND_ONLY_TABLES) | {"sequencer_queue", "alembic_version"}
 
 
+def test_postgresql_upgrade_refuses_a_schema_of_another_application(pg_url_empty: str) -> None:
+    engine = create_engine(pg_url_empty, poolclass=pool.NullPool)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE members (card TEXT, points INTEGER)")
+    engine.dispose()
+    with pytest.raises(StoreError, match=r"holds tables of another application \(members\)"):
+        migrate.upgrade(pg_url_empty, load_settings().pg_roles())
+    assert _tables(pg_url_empty) == {"members"}
+
+
 def test_postgresql_is_never_migrated_behind_the_operators_back(pg_url_empty: str) -> None:
     with pytest.raises(StoreError, match="paigow db upgrade"):
         open_store(pg_url_empty)
