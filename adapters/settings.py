@@ -184,6 +184,10 @@ def _checked(parse: Any, value: str) -> str:
     return value
 
 
+#: Settings whose values are secrets: an error names the variable, never the value.
+SECRET_SETTINGS = frozenset({"floor_session_secret"})
+
+
 def env_name(field: str) -> str:
     """The environment variable of a setting: ``env_name("db") == "PAIGOW_DB"``."""
     return ENV_PREFIX + field.upper()
@@ -196,6 +200,9 @@ def load_settings() -> Settings:
         return Settings()
     except ValidationError as error:
         first = error.errors()[0]
-        name = env_name(str(first["loc"][0])) if first["loc"] else ENV_PREFIX + "*"
+        field = str(first["loc"][0]) if first["loc"] else ""
+        name = env_name(field) if field else ENV_PREFIX + "*"
         message = str(first["msg"]).removeprefix("Value error, ")
+        if field in SECRET_SETTINGS:  # a secret never reaches a terminal or a log
+            raise SettingsError(f"{name} (its value not shown): {message}") from None
         raise SettingsError(f"{name}={first['input']!r}: {message}") from None

@@ -33,6 +33,16 @@ def test_a_bad_setting_is_one_line_naming_it(
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
+def test_a_bad_secret_is_named_never_shown(paigow: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAIGOW_FLOOR_SESSION_SECRET", "hunter2-too-short")
+    done = paigow("report", "--db", "memory://")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "paigow: PAIGOW_FLOOR_SESSION_SECRET (its value not shown): String should have at least "
+        "32 characters\n",
+    )
+
+
 def test_the_database_comes_from_paigow_db_and_an_empty_variable_is_unset(
     paigow: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
