@@ -10,7 +10,7 @@ fields ``actor_id`` and ``actor_role``, as the log has always held it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -333,6 +333,10 @@ SystemEvent = Annotated[
 ]
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(SystemEvent)
+#: Every system event's stored ``type`` name.
+SYSTEM_TYPES: frozenset[str] = frozenset(
+    model.model_fields["type"].default for model in get_args(get_args(SystemEvent)[0])
+)
 
 #: The system stream's older schema versions, lifted to the newest on read (docs/events.md).
 SYSTEM_UPCASTERS = Upcasters()

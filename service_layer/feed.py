@@ -25,12 +25,11 @@ import bisect
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any, get_args
+from typing import Any
 
 from eventlog.canonical import FAST_DUMPS, canonical_json, loads_json
-from eventlog.system_events import SYSTEM_STREAM, SystemEvent
-from table_core.events import EVENT_TYPES
+from eventlog.system_events import SYSTEM_STREAM, SYSTEM_TYPES
+from table_core.events import EVENT_TYPE_NAMES
 
 #: The most events one page holds.
 MAX_PAGE = 1000
@@ -55,17 +54,14 @@ class UnknownEventTypes(ValueError):
     """A filter naming types no event has (HTTP 422): it would match nothing, for ever."""
 
 
-@cache
-def event_type_names() -> frozenset[str]:
-    """Every event type the log can hold: the tables' and the system stream's."""
-    system = get_args(get_args(SystemEvent)[0])
-    return frozenset(model.model_fields["type"].default for model in (*EVENT_TYPES, *system))
+#: Every event type the log can hold: the tables' and the system stream's.
+KNOWN_TYPES = EVENT_TYPE_NAMES | SYSTEM_TYPES
 
 
 def check_types(types: Sequence[str] | None) -> None:
     """Refuse (``UnknownEventTypes``) a filter with a type no event has: a typo in a table
     system's filter is said at once rather than answered by a feed that stays empty."""
-    unknown = [t for t in types or () if t not in event_type_names()]
+    unknown = [t for t in types or () if t not in KNOWN_TYPES]
     if unknown:
         raise UnknownEventTypes(
             f"unknown event type{'s' if len(unknown) > 1 else ''} "

@@ -368,12 +368,15 @@ Event = Annotated[
 ]
 #: Every event class, in the union's order (read from ``Event``, so the list is written once).
 EVENT_TYPES: tuple[type[EventBase], ...] = get_args(get_args(Event)[0])
+#: Every table event's stored ``type`` name.
+EVENT_TYPE_NAMES: frozenset[str] = frozenset(c.model_fields["type"].default for c in EVENT_TYPES)
 
 #: What the core, the mapper and the audit take from here: every event, its parts and field types.
 __all__ = [
     "CUSTODY_TYPES",
     "DROP_MEDIA",
     "EVENT_TYPES",
+    "EVENT_TYPE_NAMES",
     "Actor",
     "ActorRole",
     "Amount",

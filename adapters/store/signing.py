@@ -180,14 +180,14 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         os.unlink(temporary)
 
 
-def write_public_key(path: str | Path, pem: bytes) -> bool:
+def write_public_key(path: str | Path, pem: bytes) -> None:
     """The public key ``pem`` to a NEW file (mode 0644, whole or not at all); a file already
-    holding exactly it is left as it is (``False``: nothing written). Anything else there, a
-    private key above all, is never written over: one ``StoreError`` line."""
+    holding exactly it is left as it is. Anything else there, a private key above all, is never
+    written over: one ``StoreError`` line."""
     path = Path(path)
     try:
         if path.read_bytes() == pem:
-            return False
+            return
     except FileNotFoundError:
         pass
     except OSError as error:
@@ -200,7 +200,6 @@ def write_public_key(path: str | Path, pem: bytes) -> bool:
         raise StoreError(f"{path} exists: a key file is never overwritten") from None
     except OSError as error:
         raise StoreError(f"cannot write {path}: {error.strerror}") from None
-    return True
 
 
 def read_signer(path: str | Path) -> Signer:
